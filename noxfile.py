@@ -1,0 +1,43 @@
+# /// script
+# dependencies = ["nox>=2024.10"]
+# ///
+"""Sessions: ``tests`` (default, CPU), ``lint`` (default), ``gpu`` (opt-in)."""
+
+from __future__ import annotations
+
+import nox
+
+nox.needs_version = ">=2024.10"
+nox.options.default_venv_backend = "venv"
+nox.options.sessions = ["tests", "lint"]
+
+PYPROJECT = nox.project.load_toml("pyproject.toml")
+TEST_DEPS = nox.project.dependency_groups(PYPROJECT, "test")
+LINT_DEPS = nox.project.dependency_groups(PYPROJECT, "lint")
+
+
+@nox.session
+def tests(session: nox.Session) -> None:
+    """CPU tests on every namespace that installs here (GPU tests skip)."""
+    session.install("-e", ".", *TEST_DEPS)
+    session.run("pytest", *session.posargs)
+
+
+@nox.session
+def lint(session: nox.Session) -> None:
+    """ruff (lint + format) and mypy --strict on src."""
+    session.install("-e", ".", *LINT_DEPS)
+    session.run("ruff", "check", "src", "tests", "noxfile.py")
+    session.run("ruff", "format", "--check", "src", "tests", "noxfile.py")
+    session.run("mypy", "--strict", "src")
+
+
+@nox.session(default=False)
+def gpu(session: nox.Session) -> None:
+    """GPU tests (marker ``gpu``); installs cupy-cuda12x where CuPy is missing."""
+    session.install("-e", ".", *TEST_DEPS)
+    try:
+        session.run("python", "-c", "import cupy", silent=True)
+    except nox.command.CommandFailed:
+        session.install("cupy-cuda12x")
+    session.run("pytest", "-m", "gpu", "-rs", *session.posargs)

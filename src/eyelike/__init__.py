@@ -1,0 +1,12 @@
+"""Identity and shifted-diagonal matrices, one or a batch, on any array library.
+
+``eye`` and ``eye_like`` work on NumPy, CuPy and every Array API namespace;
+``eyelike.onnx`` and ``eyelike.openvino`` implement ONNX EyeLike-9 and
+OpenVINO Eye-9 exactly.
+"""
+
+from ._core import eye, eye_like
+
+__all__ = ["__version__", "eye", "eye_like"]
+
+__version__ = "0.1.0"

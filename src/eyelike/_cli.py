@@ -1,0 +1,119 @@
+"""The command line: ``eyelike ROWS [COLS] [-k K] [--batch-shape 2,3] ...``."""
+
+from __future__ import annotations
+
+import argparse
+import importlib
+import sys
+from collections.abc import Sequence
+from typing import Any
+
+import numpy as np
+
+from ._core import eye
+
+__all__ = ["main"]
+
+BACKENDS = {
+    "numpy": "numpy",
+    "cupy": "cupy",
+    "torch": "torch",
+    "jax": "jax.numpy",
+    "dask": "dask.array",
+    "array_api_strict": "array_api_strict",
+}
+
+
+def _ints(text: str) -> list[int]:
+    try:
+        return [int(part) for part in text.split(",") if part.strip()]
+    except ValueError:
+        msg = f"expected integers separated by commas; got {text!r}"
+        raise argparse.ArgumentTypeError(msg) from None
+
+
+def _offset(text: str) -> int | list[int]:
+    values = _ints(text)
+    if not values:
+        msg = f"expected an integer or a comma-separated list; got {text!r}"
+        raise argparse.ArgumentTypeError(msg)
+    return values[0] if len(values) == 1 and "," not in text else values
+
+
+def _parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="eyelike",
+        description=(
+            "Print an identity or shifted-diagonal matrix, or a batch of them: "
+            "element [..., row, col] is 1 where col - row == k."
+        ),
+        epilog="Example: eyelike 3 4 -k 1 --batch-shape 2 --dtype int32",
+    )
+    parser.add_argument("rows", type=int, metavar="ROWS", help="number of rows")
+    parser.add_argument(
+        "cols", type=int, nargs="?", metavar="COLS", help="number of columns"
+    )
+    parser.add_argument(
+        "-k",
+        type=_offset,
+        default=0,
+        metavar="K",
+        help="diagonal offset, or one per matrix as a comma list (default 0)",
+    )
+    parser.add_argument(
+        "--batch-shape",
+        type=_ints,
+        default=[],
+        metavar="B1,B2,...",
+        help="leading batch dimensions, e.g. 2,3 (default: one matrix)",
+    )
+    parser.add_argument("--dtype", default=None, help="dtype name, e.g. int32")
+    parser.add_argument(
+        "--backend",
+        default="numpy",
+        choices=sorted(BACKENDS),
+        help="array library to generate with (default numpy)",
+    )
+    parser.add_argument("--device", default=None, help="device, e.g. cuda:0")
+    return parser
+
+
+def _to_numpy(result: Any) -> np.ndarray[Any, Any]:
+    if hasattr(result, "get") and type(result).__module__.startswith("cupy"):
+        return np.asarray(result.get())
+    if hasattr(result, "compute"):
+        result = result.compute()
+    if hasattr(result, "cpu"):
+        result = result.cpu()
+    try:
+        return np.asarray(result)
+    except (TypeError, ValueError, RuntimeError):
+        return np.from_dlpack(result)
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Run the command line; returns the exit code."""
+    args = list(sys.argv[1:] if argv is None else argv)
+    parser = _parser()
+    ns = parser.parse_args(args)
+    try:
+        xp = importlib.import_module(BACKENDS[ns.backend])
+    except ImportError as exc:
+        parser.error(f"backend {ns.backend} is not installed ({exc})")
+    device: Any = ns.device
+    if device is not None and ns.backend == "cupy" and device.isdigit():
+        device = xp.cuda.Device(int(device))
+    try:
+        result = eye(
+            ns.rows,
+            ns.cols,
+            k=ns.k,
+            batch_shape=tuple(ns.batch_shape),
+            dtype=ns.dtype,
+            device=device,
+            xp=xp,
+        )
+    except (TypeError, ValueError, MemoryError) as exc:
+        parser.error(str(exc))
+    print(_to_numpy(result))
+    return 0

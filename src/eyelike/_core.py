@@ -1,0 +1,190 @@
+"""The public front end: validate everything, then dispatch to a backend."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from . import _args, _generic, _numpy
+from ._compat import NUMPY, Namespace, device, namespace_of, namespace_of_module
+
+__all__ = ["eye", "eye_like"]
+
+
+def _on_host(ns: Namespace, dev: Any) -> bool:
+    """Whether the output will live in this machine's main memory."""
+    if ns.kind in ("numpy", "array_api_strict"):
+        return True
+    if ns.kind == "torch":
+        return dev is None or str(dev).startswith("cpu")
+    return False
+
+
+def _make(
+    ns: Namespace,
+    batch: tuple[int, ...],
+    n_rows: int,
+    n_cols: int,
+    k: Any,
+    dtype: Any,
+    dev: Any,
+    out: Any,
+) -> Any:
+    """Validate the rest, then run the one backend that fits ``ns``."""
+    dtype, itemsize = _args.resolve_dtype(dtype, ns, dev)
+    shape = (*batch, n_rows, n_cols)
+    offsets = _args.offsets(k, ns, batch, n_rows, n_cols)
+    _args.check_size(shape, itemsize, _on_host(ns, dev))
+    if out is not None:
+        _args.check_out(out, ns, shape, dtype, dev)
+
+    if ns.kind == "numpy":
+        return _numpy.eye(shape, offsets, dtype, out)
+    if ns.kind == "cupy":
+        from . import _cupy
+
+        return _cupy.eye(shape, offsets, dtype, dev, out)
+    if ns.kind == "torch" and isinstance(offsets, int):
+        from . import _torch
+
+        return _torch.eye(shape, offsets, dtype, dev, out)
+    return _generic.eye(ns.xp, shape, offsets, dtype, dev, out)
+
+
+def eye(
+    n_rows: int,
+    n_cols: int | None = None,
+    /,
+    *,
+    k: Any = 0,
+    batch_shape: Any = (),
+    dtype: Any = None,
+    device: Any = None,
+    xp: Any = None,
+    out: Any = None,
+) -> Any:
+    """Return a matrix, or a batch of matrices, with ones on diagonal ``k``.
+
+    Element ``[..., row, col]`` is 1 where ``col - row == k`` and 0
+    elsewhere, for every integer ``k``: offsets beyond the matrix give zeros.
+
+    Parameters
+    ----------
+    n_rows : int
+        Number of rows ``R``: a non-negative int or object with ``__index__``.
+    n_cols : int, optional
+        Number of columns ``C``; defaults to ``n_rows``.
+    k : int or array of int, optional
+        Diagonal offset: 0 the main diagonal, > 0 above, < 0 below. Any
+        Python int (no 64-bit limit). An integer array broadcastable to
+        ``batch_shape`` gives one offset per matrix; it may come from ``xp``,
+        NumPy, or be a Python sequence.
+    batch_shape : int or sequence of int, optional
+        Leading batch dimensions; ``()`` (default) for one matrix.
+    dtype : dtype or str, optional
+        Any numeric or bool dtype of the namespace (a dtype object, a NumPy
+        dtype or type, or a name such as ``"float32"``). Default: the
+        namespace's default floating dtype, or ``out.dtype``.
+    device : optional
+        Device for the result, passed to the namespace. Default: the
+        namespace's default device, or ``out``'s.
+    xp : namespace, optional
+        Array namespace (``numpy``, ``cupy``, ``torch``, ``jax.numpy``,
+        ``dask.array``, ``array_api_strict``...). Default: NumPy, or ``out``'s.
+    out : array, optional
+        Array to fill in place; shape ``(*batch_shape, R, C)`` and matching
+        dtype/namespace/device. Untouched if the call fails.
+
+    Returns
+    -------
+    array
+        A fresh, writeable array of shape ``(*batch_shape, n_rows, n_cols)``,
+        or ``out``.
+
+    Raises
+    ------
+    TypeError
+        A bool or non-integer count or ``k``, an unsupported dtype, an ``out``
+        of the wrong dtype or of an immutable namespace.
+    ValueError
+        A negative count, a ``k`` that does not broadcast to ``batch_shape``,
+        a shape whose size overflows, an ``out`` of the wrong shape or device.
+    MemoryError
+        An output larger than this machine's memory (host backends).
+
+    Examples
+    --------
+    >>> import eyelike
+    >>> eyelike.eye(2, 3, k=1, dtype="int8")
+    array([[0, 1, 0],
+           [0, 0, 1]], dtype=int8)
+    >>> eyelike.eye(2, batch_shape=2, k=[0, -1], dtype=bool).astype(int)
+    array([[[1, 0],
+            [0, 1]],
+    <BLANKLINE>
+           [[0, 0],
+            [1, 0]]])
+    """
+    if out is not None:
+        ns = namespace_of(out, "out")
+        if xp is not None and namespace_of_module(xp) != ns:
+            msg = f"out is a {ns.kind} array but xp={xp!r} was asked for"
+            raise TypeError(msg)
+        if dtype is None:
+            dtype = out.dtype
+    else:
+        ns = NUMPY if xp is None else namespace_of_module(xp)
+    rows = _args.count(n_rows, "n_rows")
+    cols = rows if n_cols is None else _args.count(n_cols, "n_cols")
+    batch = _args.batch_dims(batch_shape)
+    dev = _args.resolve_device(device, ns)
+    return _make(ns, batch, rows, cols, k, dtype, dev, out)
+
+
+def eye_like(x: Any, /, *, k: Any = 0, dtype: Any = None, out: Any = None) -> Any:
+    """Return an eye with the shape, namespace and device of ``x``.
+
+    The last two dimensions of ``x`` are the matrix; leading ones are batch
+    dimensions. ``x``'s values are never read.
+
+    Parameters
+    ----------
+    x : array
+        An array of rank >= 2 from any supported namespace.
+    k : int or array of int, optional
+        Diagonal offset, or one per matrix (broadcastable to ``x.shape[:-2]``).
+    dtype : dtype or str, optional
+        Result dtype; default ``x.dtype`` (which must then be numeric or bool).
+    out : array, optional
+        Array to fill in place, of ``x``'s shape and namespace.
+
+    Returns
+    -------
+    array
+        A fresh array of ``x.shape`` on ``x``'s device, or ``out``.
+
+    Raises
+    ------
+    TypeError
+        ``x`` is not an array, or a dtype/``k``/``out`` error as in `eye`.
+    ValueError
+        ``x`` has rank < 2, or a ``k``/``out`` error as in `eye`.
+
+    Examples
+    --------
+    >>> import numpy as np, eyelike
+    >>> eyelike.eye_like(np.empty((2, 3), dtype=np.float32), k=-1)
+    array([[0., 0., 0.],
+           [1., 0., 0.]], dtype=float32)
+    """
+    ns = namespace_of(x, "x")
+    shape = tuple(x.shape)
+    if len(shape) < 2:
+        msg = f"x must have rank >= 2 (batch dims, rows, cols); got shape {shape}"
+        raise ValueError(msg)
+    if out is not None and namespace_of(out, "out") != ns:
+        msg = f"out must be a {ns.kind} array like x; got {type(out).__name__}"
+        raise TypeError(msg)
+    if dtype is None:
+        dtype = x.dtype
+    dev = None if ns is NUMPY else device(x)
+    return _make(ns, shape[:-2], shape[-2], shape[-1], k, dtype, dev, out)

@@ -1,0 +1,43 @@
+"""The reference implementation, on any Array API namespace.
+
+Written without in-place writes, so it also runs on JAX (under ``jax.jit``
+too) and lazily on Dask: the mask ``col - row == k`` is built once per matrix
+shape and broadcast over the batch, then cast to the requested dtype.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+__all__ = ["eye"]
+
+
+def eye(
+    xp: Any,
+    shape: tuple[int, ...],
+    k: Any,
+    dtype: Any,
+    device: Any,
+    out: Any | None,
+) -> Any:
+    """The batched eye of ``shape`` in namespace ``xp`` (or filled into ``out``).
+
+    ``k`` is a Python int, or an integer array of ``xp`` whose shape
+    broadcasts to the batch dimensions; either way already clamped into
+    ``[-n_rows, n_cols]`` so it fits the namespace's index dtype.
+    """
+    n_rows, n_cols = shape[-2:]
+    index = xp.__array_namespace_info__().default_dtypes(device=device)["indexing"]
+    rows = xp.arange(n_rows, dtype=index, device=device)
+    cols = xp.arange(n_cols, dtype=index, device=device)
+    diff = cols[None, :] - rows[:, None]
+    if isinstance(k, int):
+        mask = diff == k
+    else:
+        mask = diff == xp.asarray(k, dtype=index, device=device)[..., None, None]
+    # ``copy=True``: a fresh, writeable array, never a broadcast view.
+    result = xp.astype(xp.broadcast_to(mask, shape), dtype, copy=True)
+    if out is None:
+        return result
+    out[...] = result
+    return out

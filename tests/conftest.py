@@ -1,0 +1,140 @@
+"""One ``xp`` fixture over every installed namespace (see STYLE.md)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+import pytest
+
+
+def _cuda_device_count() -> int:
+    try:
+        import cupy
+
+        return int(cupy.cuda.runtime.getDeviceCount())
+    except Exception:  # no CuPy, no driver, no device: all mean "no GPU"
+        return 0
+
+
+HAS_GPU = _cuda_device_count() > 0
+GPU_REASON = "needs a CUDA device and CuPy; none found on this machine"
+
+# (fixture id, module to import, needs a GPU)
+BACKENDS = [
+    ("numpy", "numpy", False),
+    ("array_api_strict", "array_api_strict", False),
+    ("torch", "torch", False),
+    ("jax", "jax.numpy", False),
+    ("cupy", "cupy", True),
+]
+
+
+def _backend_params() -> list[Any]:
+    params = []
+    for name, module, gpu in BACKENDS:
+        marks = [pytest.mark.gpu] if gpu else []
+        params.append(pytest.param((name, module, gpu), id=name, marks=marks))
+    return params
+
+
+@pytest.fixture(params=_backend_params())
+def xp(request: pytest.FixtureRequest) -> Any:
+    """Each installed array namespace in turn (GPU ones only with a device)."""
+    name, module, gpu = request.param
+    if gpu and not HAS_GPU:
+        pytest.skip(GPU_REASON)
+    mod = pytest.importorskip(module)
+    marker = request.node.get_closest_marker("skip_xp_backend")
+    if marker is not None and name in marker.args:
+        pytest.skip(marker.kwargs.get("reason", f"not for {name}"))
+    return mod
+
+
+def backend_name(xp: Any) -> str:
+    name = xp.__name__
+    return {"jax.numpy": "jax", "array_api_strict": "array_api_strict"}.get(
+        name, name.split(".")[0]
+    )
+
+
+def dtype_names(xp: Any) -> list[str]:
+    """The dtype names each namespace is expected to support."""
+    standard = [
+        "bool",
+        "int8",
+        "int16",
+        "int32",
+        "int64",
+        "uint8",
+        "uint16",
+        "uint32",
+        "uint64",
+        "float32",
+        "float64",
+        "complex64",
+        "complex128",
+    ]
+    name = backend_name(xp)
+    if name == "numpy":
+        return [*standard, "float16", "bfloat16", "float8_e4m3fn", "float8_e5m2"]
+    if name == "cupy":
+        return [*standard, "float16"]
+    if name == "torch":
+        return [*standard, "float16", "bfloat16"]
+    if name == "jax":
+        import jax
+
+        if jax.config.jax_enable_x64:
+            return [*standard, "float16", "bfloat16"]
+        wide = {"int64", "uint64", "float64", "complex128"}
+        return [n for n in standard if n not in wide] + ["float16", "bfloat16"]
+    return standard
+
+
+def to_numpy(x: Any) -> np.ndarray[Any, Any]:
+    """A NumPy copy of any backend's array, widened so values compare exactly."""
+    mod = type(x).__module__
+    if mod.startswith("torch"):
+        import torch
+
+        if x.dtype in (torch.bfloat16, torch.float16) or "float8" in str(x.dtype):
+            x = x.to(torch.float32)
+        return np.asarray(x.detach().cpu().numpy())
+    if mod.startswith("cupy"):
+        return np.asarray(x.get())
+    if mod.startswith("array_api_strict"):
+        return np.from_dlpack(x) if "bfloat" not in str(x.dtype) else np.asarray(x)
+    arr = np.asarray(x)
+    if arr.dtype.type.__module__ == "ml_dtypes":
+        arr = arr.astype(np.float32)
+    return arr
+
+
+def reference(
+    batch: tuple[int, ...], n_rows: int, n_cols: int, k: Any
+) -> np.ndarray[Any, Any]:
+    """The rule ``col - row == k`` evaluated with Python ints (no overflow).
+
+    Deliberately independent of the library: no clamping, object arithmetic.
+    """
+    diff = np.subtract.outer(np.arange(n_cols), np.arange(n_rows)).T.astype(object)
+    ks = np.empty(batch, dtype=object)
+    ks[...] = k if isinstance(k, int) else _object_array(k)
+    out = np.zeros((*batch, n_rows, n_cols), dtype=bool)
+    for index in np.ndindex(*batch):
+        out[index] = diff == ks[index]
+    return out
+
+
+def _object_array(k: Any) -> np.ndarray[Any, Any]:
+    arr = np.empty(np.shape(k), dtype=object)
+    flat = np.asarray(k, dtype=object).ravel().tolist()
+    arr.ravel()[:] = [int(v) for v in flat]
+    return arr
+
+
+@pytest.fixture
+def jax_jit() -> Any:
+    jax = pytest.importorskip("jax")
+    return jax.jit

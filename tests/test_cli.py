@@ -1,0 +1,71 @@
+"""The command line, in process and as ``python -m eyelike``."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+
+import numpy as np
+import pytest
+
+from eyelike._cli import main
+
+
+def _matrix(text: str) -> np.ndarray:  # type: ignore[type-arg]
+    rows = [
+        [int(v) for v in line.replace("[", " ").replace("]", " ").split()]
+        for line in text.splitlines()
+        if line.strip(" []")
+    ]
+    return np.array(rows)
+
+
+def test_batched_eye(capsys: pytest.CaptureFixture[str]) -> None:
+    code = main(["3", "4", "-k", "1", "--batch-shape", "2", "--dtype", "int32"])
+    assert code == 0
+    got = _matrix(capsys.readouterr().out)
+    np.testing.assert_array_equal(got, np.vstack([np.eye(3, 4, k=1)] * 2))
+
+
+def test_per_matrix_k_and_backend(capsys: pytest.CaptureFixture[str]) -> None:
+    pytest.importorskip("array_api_strict")
+    code = main(
+        ["2", "-k", "0,1", "--batch-shape", "2", "--dtype", "int8",
+         "--backend", "array_api_strict"]
+    )  # fmt: skip
+    assert code == 0
+    got = _matrix(capsys.readouterr().out)
+    np.testing.assert_array_equal(got, np.vstack([np.eye(2), np.eye(2, k=1)]))
+
+
+@pytest.mark.parametrize(
+    ("argv", "words"),
+    [
+        (["-3"], "n_rows"),
+        (["3", "--dtype", "foo"], "foo"),
+        (["3", "-k", "x"], "-k"),
+        (["3", "--batch-shape", "2,-1"], "batch_shape[1]"),
+        (["3", "--backend", "nope"], "--backend"),
+        (["3.5"], "ROWS"),
+        ([], "ROWS"),
+    ],
+)
+def test_bad_arguments_exit_2(
+    argv: list[str], words: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    with pytest.raises(SystemExit) as info:
+        main(argv)
+    assert info.value.code == 2
+    err = capsys.readouterr().err
+    assert words in err
+    assert "Traceback" not in err
+
+
+def test_python_dash_m() -> None:
+    done = subprocess.run(
+        [sys.executable, "-m", "eyelike", "2", "--dtype", "int8"],
+        capture_output=True,
+        text=True,
+        check=True,
+    )
+    np.testing.assert_array_equal(_matrix(done.stdout), np.eye(2))
