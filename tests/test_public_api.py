@@ -20,13 +20,14 @@ def test_eye_signature() -> None:
     params = inspect.signature(eyelike.eye).parameters
     kinds = {name: p.kind for name, p in params.items()}
     assert list(params) == [
-        "n_rows", "n_cols", "k", "batch_shape", "dtype", "device", "xp", "out"
+        "n_rows", "n_cols", "k", "batch_shape", "dtype", "device", "xp", "out",
+        "chunks",
     ]  # fmt: skip
     assert kinds["n_rows"] is inspect.Parameter.POSITIONAL_ONLY
     assert kinds["n_cols"] is inspect.Parameter.POSITIONAL_ONLY
     assert all(
         kinds[n] is inspect.Parameter.KEYWORD_ONLY
-        for n in ("k", "batch_shape", "dtype", "device", "xp", "out")
+        for n in ("k", "batch_shape", "dtype", "device", "xp", "out", "chunks")
     )
     assert params["k"].default == 0
     assert params["batch_shape"].default == ()

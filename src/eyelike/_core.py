@@ -28,6 +28,8 @@ def _make(
     dtype: Any,
     dev: Any,
     out: Any,
+    chunks: Any = None,
+    like: Any = None,
 ) -> Any:
     """Validate the rest, then run the one backend that fits ``ns``."""
     dtype, itemsize = _args.resolve_dtype(dtype, ns, dev)
@@ -43,6 +45,13 @@ def _make(
         from . import _cupy
 
         return _cupy.eye(shape, offsets, dtype, dev, out)
+    if ns.kind == "dask":
+        from . import _dask
+
+        return _dask.eye(shape, offsets, dtype, chunks, like)
+    if chunks is not None:
+        msg = f"chunks is for Dask only; got chunks={chunks!r} with {ns.kind}"
+        raise TypeError(msg)
     if ns.kind == "torch" and isinstance(offsets, int):
         from . import _torch
 
@@ -61,6 +70,7 @@ def eye(
     device: Any = None,
     xp: Any = None,
     out: Any = None,
+    chunks: Any = None,
 ) -> Any:
     """Return a matrix, or a batch of matrices, with ones on diagonal ``k``.
 
@@ -93,6 +103,11 @@ def eye(
     out : array, optional
         Array to fill in place; shape ``(*batch_shape, R, C)`` and matching
         dtype/namespace/device. Untouched if the call fails.
+    chunks : optional
+        Dask only: the chunks of the lazy result along the batch dimensions
+        (every chunk holds whole matrices), in any form ``dask.array``
+        accepts for ``batch_shape``. Default: from Dask's
+        ``array.chunk-size`` setting.
 
     Returns
     -------
@@ -137,7 +152,7 @@ def eye(
     cols = rows if n_cols is None else _args.count(n_cols, "n_cols")
     batch = _args.batch_dims(batch_shape)
     dev = _args.resolve_device(device, ns)
-    return _make(ns, batch, rows, cols, k, dtype, dev, out)
+    return _make(ns, batch, rows, cols, k, dtype, dev, out, chunks)
 
 
 def eye_like(x: Any, /, *, k: Any = 0, dtype: Any = None, out: Any = None) -> Any:
@@ -187,4 +202,4 @@ def eye_like(x: Any, /, *, k: Any = 0, dtype: Any = None, out: Any = None) -> An
     if dtype is None:
         dtype = x.dtype
     dev = None if ns is NUMPY else device(x)
-    return _make(ns, shape[:-2], shape[-2], shape[-1], k, dtype, dev, out)
+    return _make(ns, shape[:-2], shape[-2], shape[-1], k, dtype, dev, out, like=x)
