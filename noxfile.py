@@ -41,3 +41,11 @@ def gpu(session: nox.Session) -> None:
     except nox.command.CommandFailed:
         session.install("cupy-cuda12x")
     session.run("pytest", "-m", "gpu", "-rs", *session.posargs)
+
+
+@nox.session(default=False)
+def bench(session: nox.Session) -> None:
+    """``eyelike bench`` against every installed peer; extra args go to it."""
+    session.install("-e", ".[bench]", "torch==2.13.0", "jax", "onnx", "onnxruntime")
+    session.install("openvino")
+    session.run("eyelike", "bench", *session.posargs)

@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import json
 import subprocess
 import sys
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -69,3 +71,22 @@ def test_python_dash_m() -> None:
         check=True,
     )
     np.testing.assert_array_equal(_matrix(done.stdout), np.eye(2))
+
+
+# OpenVINO forks a helper process while JAX's threads run: JAX warns.
+@pytest.mark.filterwarnings("ignore:os.fork:RuntimeWarning")
+@pytest.mark.filterwarnings("ignore::pytest.PytestUnraisableExceptionWarning")
+def test_bench_runs_and_checks_outputs(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # A smoke test of the command, not a timing: every peer's output is
+    # compared with NumPy inside the run, which raises on a mismatch.
+    target = tmp_path / "bench.json"
+    code = main(["bench", "--quick", "--budget", "0", "--no-progress",
+                 "--json", str(target)])  # fmt: skip
+    assert code == 0
+    out = capsys.readouterr().out
+    assert "eyelike" in out
+    assert "limit_alloc" in out
+    rows = json.loads(target.read_text())["rows"]
+    assert {r["peer"] for r in rows} >= {"eyelike", "np.eye", "limit_alloc"}

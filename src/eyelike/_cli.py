@@ -47,7 +47,10 @@ def _parser() -> argparse.ArgumentParser:
             "Print an identity or shifted-diagonal matrix, or a batch of them: "
             "element [..., row, col] is 1 where col - row == k."
         ),
-        epilog="Example: eyelike 3 4 -k 1 --batch-shape 2 --dtype int32",
+        epilog=(
+            "Example: eyelike 3 4 -k 1 --batch-shape 2 --dtype int32. "
+            "`eyelike bench` runs the benchmark."
+        ),
     )
     parser.add_argument("rows", type=int, metavar="ROWS", help="number of rows")
     parser.add_argument(
@@ -94,6 +97,10 @@ def _to_numpy(result: Any) -> np.ndarray[Any, Any]:
 def main(argv: Sequence[str] | None = None) -> int:
     """Run the command line; returns the exit code."""
     args = list(sys.argv[1:] if argv is None else argv)
+    if args[:1] == ["bench"]:
+        from ._bench import main as bench_main
+
+        return bench_main(args[1:])
     parser = _parser()
     ns = parser.parse_args(args)
     try:

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from typing import Any
 
+import numpy as np
+
 from . import _args, _generic, _numpy
 from ._compat import NUMPY, Namespace, device, namespace_of, namespace_of_module
 
@@ -57,6 +59,29 @@ def _make(
 
         return _torch.eye(shape, offsets, dtype, dev, out)
     return _generic.eye(ns.xp, shape, offsets, dtype, dev, out)
+
+
+# NumPy dtypes by how callers spell them, filled in as they are validated.
+_NUMPY_DTYPES: dict[Any, Any] = {}
+_FAST_MAX_ELEMENTS = 1 << 16
+
+
+def _numpy_fast(n_rows: int, n_cols: int | None, k: int, dtype: Any) -> Any:
+    """``eye`` of one small NumPy matrix, or None to take the general path."""
+    cols = n_rows if n_cols is None else n_cols
+    if not (n_rows >= 0 and cols >= 0 and n_rows * cols <= _FAST_MAX_ELEMENTS):
+        return None
+    try:
+        dt = _NUMPY_DTYPES.get(dtype)
+    except TypeError:  # unhashable: let the general path explain
+        return None
+    if dt is None:
+        if not isinstance(dtype, (str, type, np.dtype)) and dtype is not None:
+            return None
+        dt, _ = _args.resolve_dtype(dtype, NUMPY, None)
+        if len(_NUMPY_DTYPES) < 256:
+            _NUMPY_DTYPES[dtype] = dt
+    return _numpy.eye_2d(n_rows, cols, k, dt)
 
 
 def eye(
@@ -139,6 +164,20 @@ def eye(
            [[0, 0],
             [1, 0]]])
     """
+    if (
+        out is None
+        and xp is None
+        and device is None
+        and type(k) is int
+        and type(n_rows) is int
+        and (n_cols is None or type(n_cols) is int)
+        and type(batch_shape) is tuple
+        and not batch_shape
+    ):
+        # The common tiny call: skip the general machinery (same results).
+        fast = _numpy_fast(n_rows, n_cols, k, dtype)
+        if fast is not None:
+            return fast
     if out is not None:
         ns = namespace_of(out, "out")
         if xp is not None and namespace_of_module(xp) != ns:
@@ -191,6 +230,12 @@ def eye_like(x: Any, /, *, k: Any = 0, dtype: Any = None, out: Any = None) -> An
     array([[0., 0., 0.],
            [1., 0., 0.]], dtype=float32)
     """
+    if type(x) is np.ndarray and x.ndim == 2 and type(k) is int and out is None:
+        fast = _numpy_fast(
+            x.shape[0], x.shape[1], k, x.dtype if dtype is None else dtype
+        )
+        if fast is not None:
+            return fast
     ns = namespace_of(x, "x")
     shape = tuple(x.shape)
     if len(shape) < 2:

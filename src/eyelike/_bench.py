@@ -1,0 +1,380 @@
+"""``eyelike bench``: eyelike against its peers and the memory limit.
+
+One process, one run, side by side. Every output is checked against NumPy
+before it is timed; times are medians of repeats after a warm-up. Ratios are
+to ``limit_alloc`` (a fresh ``np.empty`` filled with zeros: the cost of
+handing out and writing new memory) or, for ``out=`` cases, to
+``limit_touched`` (``fill(0)`` of an already-touched buffer, one core).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import statistics
+import sys
+import time
+import tracemalloc
+from collections.abc import Callable, Sequence
+from dataclasses import asdict, dataclass
+from typing import Any
+
+import numpy as np
+
+from ._core import eye
+
+__all__ = ["main"]
+
+
+@dataclass(frozen=True)
+class Case:
+    """One benchmark shape."""
+
+    batch: tuple[int, ...]
+    n: int
+    k: int = 0
+    dtype: str = "float32"
+    out: bool = False
+    touch: bool = False
+
+    @property
+    def shape(self) -> tuple[int, ...]:
+        return (*self.batch, self.n, self.n)
+
+    @property
+    def name(self) -> str:
+        dims = "x".join(map(str, self.shape))
+        extra = (" out=" if self.out else "") + (" +touch" if self.touch else "")
+        return f"{dims} {self.dtype} k={self.k}{extra}"
+
+    @property
+    def nbytes(self) -> int:
+        return int(np.prod(self.shape)) * np.dtype(self.dtype).itemsize
+
+
+def _cases() -> list[Case]:
+    cases = [Case((), 3, dtype="float64"), Case((4,), 3, dtype="float64")]
+    cases += [Case((4096,), 64, k) for k in (0, 1, -3)]
+    cases.append(Case((), 8192, touch=True))
+    for dt in ("bool", "uint8", "float16", "float64"):
+        cases.append(Case((256,), 256, dtype=dt))
+    cases += [Case((4096,), 64, out=True), Case((), 8192, out=True)]
+    cases += [Case((256,), 256, dtype=dt, out=True) for dt in ("uint8", "float64")]
+    return cases
+
+
+def _touch(a: np.ndarray[Any, Any]) -> None:
+    # Write every page so lazily zeroed memory is not counted as free.
+    flat = a.reshape(-1)
+    flat[:: max(1, 4096 // a.itemsize)] += 0
+
+
+Peer = Callable[[], Any]
+
+
+def _numpy_peers(c: Case, buf: Any) -> dict[str, Peer]:
+    shape, dt, k, n = c.shape, np.dtype(c.dtype), c.k, c.n
+    peers: dict[str, Peer] = {}
+    if c.out:
+        peers["eyelike"] = lambda: eye(n, k=k, batch_shape=c.batch, out=buf)
+
+        def zeros_diag_out() -> Any:
+            buf.fill(0)
+            np.einsum("...ii->...i", buf[..., max(-k, 0) :, max(k, 0) :])[...] = 1
+            return buf
+
+        peers["fill+einsum diag"] = zeros_diag_out
+        peers["limit_touched"] = lambda: buf.fill(0)
+        return peers
+    peers["eyelike"] = lambda: eye(n, k=k, batch_shape=c.batch, dtype=dt)
+    if not c.batch:
+        peers["np.eye"] = lambda: np.eye(n, n, k, dt)
+    else:
+        peers["np.broadcast_to(eye).copy"] = lambda: np.broadcast_to(
+            np.eye(n, n, k, dt), shape
+        ).copy()
+
+    def zeros_diag() -> Any:
+        a = np.zeros(shape, dt)
+        np.einsum("...ii->...i", a[..., max(-k, 0) :, max(k, 0) :])[...] = 1
+        return a
+
+    peers["np.zeros+einsum diag"] = zeros_diag
+
+    def limit_alloc() -> Any:
+        a = np.empty(shape, dt)
+        a.fill(0)
+        return a
+
+    peers["limit_alloc"] = limit_alloc
+    return peers
+
+
+def _torch_peers(c: Case) -> dict[str, Peer]:
+    try:
+        import torch
+    except ImportError:
+        return {}
+    if c.out:
+        return {}
+    dt = getattr(torch, c.dtype)
+    shape, n, k = c.shape, c.n, c.k
+    peers: dict[str, Peer] = {}
+    if k == 0:
+        peers["torch.eye.expand.clone"] = lambda: (
+            torch.eye(n, dtype=dt).expand(shape).clone()
+        )
+
+    def zeros_fill() -> Any:
+        t = torch.zeros(shape, dtype=dt)
+        t.diagonal(k, -2, -1).fill_(1)
+        return t
+
+    peers["torch.zeros+diagonal.fill_"] = zeros_fill
+    return peers
+
+
+def _jax_peers(c: Case) -> dict[str, Peer]:
+    try:
+        import jax
+        import jax.numpy as jnp
+    except ImportError:
+        return {}
+    if c.out or c.dtype == "float64":
+        return {}
+    shape, n, k, dt = c.shape, c.n, c.k, c.dtype
+    fn = jax.jit(lambda: jnp.broadcast_to(jnp.eye(n, n, k, dtype=dt), shape))
+    return {"jax.jit(broadcast eye)": lambda: fn().block_until_ready()}
+
+
+_OV_TYPES = {"bool": "boolean", "uint8": "u8", "float16": "f16"}
+
+
+def _openvino_peers(c: Case) -> dict[str, Peer]:
+    try:
+        import openvino as ov
+        from openvino import opset9
+    except ImportError:
+        return {}
+    if c.out:
+        return {}
+    out_type = _OV_TYPES.get(c.dtype, "f" + c.dtype.removeprefix("float"))
+    args = [opset9.constant(np.array([v], np.int64)) for v in (c.n, c.n, c.k)]
+    batch = opset9.constant(np.array(c.batch, np.int64)) if c.batch else None
+    node = opset9.eye(*args, output_type=out_type, batch_shape=batch)
+    model = ov.Model([node], [], "eye")
+    request = ov.Core().compile_model(model, "CPU").create_infer_request()
+
+    def run() -> Any:
+        request.infer()
+        return request.get_output_tensor(0).data.copy()
+
+    return {"openvino Eye-9 (copied out)": run}
+
+
+_ORT_TYPES = {"float32": 1, "uint8": 2, "bool": 9, "float16": 10, "float64": 11}
+
+
+def _onnxruntime_peers(c: Case) -> dict[str, Peer]:
+    try:
+        import onnxruntime as ort
+        from onnx import TensorProto, helper
+    except ImportError:
+        return {}
+    if c.out or c.dtype not in _ORT_TYPES:
+        return {}
+    nodes = [
+        helper.make_node("EyeLike", ["x"], ["e"], k=c.k, dtype=_ORT_TYPES[c.dtype])
+    ]
+    outputs = "e"
+    inits = []
+    if c.batch:
+        nodes.append(helper.make_node("Expand", ["e", "s"], ["y"]))
+        inits.append(helper.make_tensor("s", TensorProto.INT64, [3], list(c.shape)))
+        outputs = "y"
+    graph = helper.make_graph(
+        nodes,
+        "g",
+        [helper.make_tensor_value_info("x", TensorProto.FLOAT, [c.n, c.n])],
+        [helper.make_tensor_value_info(outputs, _ORT_TYPES[c.dtype], None)],
+        inits,
+    )
+    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 13)])
+    model.ir_version = 8
+    session = ort.InferenceSession(
+        model.SerializeToString(), providers=["CPUExecutionProvider"]
+    )
+    x = np.zeros((c.n, c.n), np.float32)
+    return {"onnxruntime EyeLike(+Expand)": lambda: session.run(None, {"x": x})[0]}
+
+
+def _to_numpy(result: Any) -> np.ndarray[Any, Any] | None:
+    if result is None:
+        return None
+    if hasattr(result, "numpy") and type(result).__module__.startswith("torch"):
+        return np.asarray(result.numpy())
+    return np.asarray(result)
+
+
+def _time(fn: Peer, tiny: bool, budget: float) -> float:
+    """Median seconds per call: repeats after a warm-up (loops for tiny)."""
+    fn()
+    inner = 200 if tiny else 1
+    samples: list[float] = []
+    start = time.perf_counter()
+    while len(samples) < 7 or (
+        time.perf_counter() - start < budget and len(samples) < 50
+    ):
+        t0 = time.perf_counter()
+        for _ in range(inner):
+            r = fn()
+        samples.append((time.perf_counter() - t0) / inner)
+        del r
+    return statistics.median(samples)
+
+
+def _extra_memory(fn: Peer, nbytes: int) -> int:
+    tracemalloc.start()
+    try:
+        r = fn()
+        _, peak = tracemalloc.get_traced_memory()
+    finally:
+        tracemalloc.stop()
+    del r
+    return max(0, peak - nbytes)
+
+
+def run(cases: Sequence[Case], budget: float, progress: bool) -> list[dict[str, Any]]:
+    """Time every peer on every case; returns one row per (case, peer)."""
+    jobs: list[tuple[Case, str, Peer, Any]] = []
+    for c in cases:
+        buf = np.ones(c.shape, c.dtype) if c.out else None
+        peers = _numpy_peers(c, buf)
+        for extra in (_torch_peers, _jax_peers, _openvino_peers, _onnxruntime_peers):
+            peers.update(extra(c))
+        jobs += [(c, name, fn, buf) for name, fn in peers.items()]
+    bar: Any = None
+    if progress:
+        try:
+            from tqdm import tqdm
+
+            bar = tqdm(total=len(jobs), desc="eyelike bench", file=sys.stderr)
+        except ImportError:
+            bar = None
+    rows: list[dict[str, Any]] = []
+    for c, name, fn, _buf in jobs:
+        expected = np.broadcast_to(np.eye(c.n, c.n, c.k, c.dtype), c.shape)
+        timed = fn
+        if c.touch:
+
+            def timed(fn: Peer = fn) -> Any:
+                r = fn()
+                a = _to_numpy(r)
+                if a is not None and a.flags.writeable:
+                    _touch(a)
+                return r
+
+        if not name.startswith("limit"):
+            got = _to_numpy(fn())
+            if got is None or not np.array_equal(got, expected):
+                msg = f"{name} gave a wrong result on {c.name}"
+                raise AssertionError(msg)
+        seconds = _time(timed, tiny=c.nbytes < 1 << 16, budget=budget)
+        row = {
+            "case": c.name,
+            "peer": name,
+            "median_s": seconds,
+            "GB_per_s": c.nbytes / seconds / 1e9,
+            **{f"case_{k}": v for k, v in asdict(c).items()},
+        }
+        if name == "eyelike" and c.nbytes >= 1 << 20:
+            row["extra_bytes"] = _extra_memory(fn, 0 if c.out else c.nbytes)
+        rows.append(row)
+        if bar is not None:
+            bar.update()
+    if bar is not None:
+        bar.close()
+    _add_ratios(rows)
+    return rows
+
+
+def _add_ratios(rows: list[dict[str, Any]]) -> None:
+    by_case: dict[str, dict[str, float]] = {}
+    for r in rows:
+        by_case.setdefault(r["case"], {})[r["peer"]] = r["median_s"]
+    for r in rows:
+        times = by_case[r["case"]]
+        limit = times.get("limit_touched", times.get("limit_alloc"))
+        r["x_limit"] = r["median_s"] / limit if limit else None
+        r["x_eyelike"] = r["median_s"] / times["eyelike"]
+
+
+def _table(rows: list[dict[str, Any]]) -> str:
+    lines = [
+        f"{'case':<34} {'peer':<30} {'median':>10} {'GB/s':>7} "
+        f"{'x limit':>8} {'x eyelike':>9}"
+    ]
+    for r in rows:
+        t = r["median_s"]
+        shown = f"{t * 1e6:.2f} us" if t < 1e-3 else f"{t * 1e3:.2f} ms"
+        lim = "" if r["x_limit"] is None else f"{r['x_limit']:.2f}"
+        lines.append(
+            f"{r['case']:<34} {r['peer']:<30} {shown:>10} {r['GB_per_s']:>7.2f} "
+            f"{lim:>8} {r['x_eyelike']:>9.2f}"
+        )
+    return "\n".join(lines)
+
+
+def _plot(rows: list[dict[str, Any]], path: str) -> None:
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    big = [r for r in rows if r["x_limit"] is not None and r["case_n"] > 3]
+    cases = list(dict.fromkeys(r["case"] for r in big))
+    peers = list(dict.fromkeys(r["peer"] for r in big))
+    fig, ax = plt.subplots(figsize=(12, 0.5 * len(cases) + 2))
+    height = 0.8 / len(peers)
+    for j, peer in enumerate(peers):
+        ys, xs = [], []
+        for i, case in enumerate(cases):
+            for r in big:
+                if r["case"] == case and r["peer"] == peer:
+                    ys.append(i + j * height)
+                    xs.append(r["x_limit"])
+        ax.barh(ys, xs, height=height, label=peer)
+    ax.set_yticks([i + 0.4 for i in range(len(cases))], cases)
+    ax.axvline(1.0, color="k", lw=0.8)
+    ax.set_xscale("log")
+    ax.set_xlabel("time / memory limit (lower is better)")
+    ax.legend(fontsize=7, loc="lower right")
+    fig.tight_layout()
+    fig.savefig(path, dpi=110)
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Run the benchmark command line; returns the exit code."""
+    parser = argparse.ArgumentParser(prog="eyelike bench", description=__doc__)
+    parser.add_argument("--json", metavar="FILE", help="write all rows as JSON")
+    parser.add_argument("--plot", metavar="FILE.png", help="bar chart of ratios")
+    parser.add_argument(
+        "--budget", type=float, default=0.5, help="seconds per timing (default 0.5)"
+    )
+    parser.add_argument("--quick", action="store_true", help="small cases only")
+    parser.add_argument("--no-progress", action="store_true")
+    args = parser.parse_args(argv)
+    cases = _cases()
+    if args.quick:
+        cases = [c for c in cases if c.nbytes < 1 << 22]
+    rows = run(cases, args.budget, progress=not args.no_progress)
+    cores = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else 0
+    print(f"eyelike bench: {cores} cores, numpy {np.__version__}")
+    print(_table(rows))
+    if args.json:
+        with open(args.json, "w", encoding="utf-8") as f:
+            json.dump({"cores": cores, "rows": rows}, f, indent=1)
+    if args.plot:
+        _plot(rows, args.plot)
+    return 0
