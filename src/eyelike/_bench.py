@@ -248,11 +248,15 @@ def _extra_memory(fn: Peer, nbytes: int) -> int:
 def run(cases: Sequence[Case], budget: float, progress: bool) -> list[dict[str, Any]]:
     """Time every peer on every case; returns one row per (case, peer)."""
     jobs: list[tuple[Case, str, Peer, Any]] = []
+    skipped: list[str] = []
     for c in cases:
         buf = np.ones(c.shape, c.dtype) if c.out else None
         peers = _numpy_peers(c, buf)
         for extra in (_torch_peers, _jax_peers, _openvino_peers, _onnxruntime_peers):
-            peers.update(extra(c))
+            try:
+                peers.update(extra(c))
+            except Exception as exc:  # noqa: PERF203 - a peer lacking the case is skipped
+                skipped.append(f"{extra.__name__[1:-6]} on {c.name}: {exc}"[:160])
         jobs += [(c, name, fn, buf) for name, fn in peers.items()]
     bar: Any = None
     if progress:
@@ -296,6 +300,8 @@ def run(cases: Sequence[Case], budget: float, progress: bool) -> list[dict[str, 
     if bar is not None:
         bar.close()
     _add_ratios(rows)
+    for note in skipped:
+        print(f"skipped: {note}", file=sys.stderr)
     return rows
 
 

@@ -34,6 +34,9 @@ def _make(
     like: Any = None,
 ) -> Any:
     """Validate the rest, then run the one backend that fits ``ns``."""
+    if chunks is not None and ns.kind != "dask":
+        msg = f"chunks is for Dask only; got chunks={chunks!r} with {ns.kind}"
+        raise TypeError(msg)
     dtype, itemsize = _args.resolve_dtype(dtype, ns, dev)
     shape = (*batch, n_rows, n_cols)
     offsets = _args.offsets(k, ns, batch, n_rows, n_cols)
@@ -51,9 +54,6 @@ def _make(
         from . import _dask
 
         return _dask.eye(shape, offsets, dtype, chunks, like)
-    if chunks is not None:
-        msg = f"chunks is for Dask only; got chunks={chunks!r} with {ns.kind}"
-        raise TypeError(msg)
     if ns.kind == "torch" and isinstance(offsets, int):
         from . import _torch
 
@@ -131,8 +131,9 @@ def eye(
     chunks : optional
         Dask only: the chunks of the lazy result along the batch dimensions
         (every chunk holds whole matrices), in any form ``dask.array``
-        accepts for ``batch_shape``. Default: from Dask's
-        ``array.chunk-size`` setting.
+        accepts (``64``, ``(16, -1)``, ``{0: 8}``, ``"auto"``, ``"64MiB"``).
+        Default: from Dask's ``array.chunk-size`` setting. The matrix
+        dimensions are never split.
 
     Returns
     -------

@@ -1,18 +1,245 @@
-"""The Dask backend (interim: the generic lazy path; see issue 5)."""
+"""The Dask backend: a lazy batched eye, chunked along the batch dimensions.
+
+Every chunk holds whole matrices and is made, when computed, by the NumPy
+backend, or by the CuPy backend where the result's chunks are CuPy arrays
+(``eye_like`` of a Dask array of CuPy chunks, or Dask's ``array.backend``
+set to ``"cupy"``). The graph is one ``Blockwise`` layer fed by the chunk
+shapes (as ``dask.array.ones`` builds its own), so nothing is computed and no
+per-chunk task is materialised at call time: a graph of millions of chunks
+costs no more to build than one of a single chunk. Only the chunk tuples are
+made eagerly, as for any Dask array.
+"""
 
 from __future__ import annotations
 
+import math
+import operator
 from typing import Any
 
-from . import _generic
-from ._compat import namespace_of_module
+import numpy as np
+
+from . import _numpy
 
 __all__ = ["eye"]
 
+Chunks = tuple[tuple[int, ...], ...]
+
+
+def _dask_array() -> Any:
+    """``dask.array``, imported on first use (typed ``Any``: it is untyped)."""
+    import dask.array
+    import dask.array.core
+
+    return dask.array
+
+
+def _is_cupy(meta: Any) -> bool:
+    """Whether ``meta`` is a CuPy array (looked up without importing CuPy)."""
+    return type(meta).__module__.partition(".")[0] == "cupy"
+
+
+def _on_gpu(like: Any) -> bool:
+    """Whether the chunks are made by the CuPy backend."""
+    if like is not None:
+        return _is_cupy(getattr(like, "_meta", None))
+    import dask
+
+    return bool(dask.config.get("array.backend", "numpy") == "cupy")
+
+
+def _bad_chunks(chunks: Any, batch: tuple[int, ...], why: str) -> ValueError:
+    msg = (
+        f"chunks={chunks!r:.120} is not a chunking of the batch dimensions "
+        f"{batch} (every chunk holds whole matrices): {why}"
+    )
+    return ValueError(msg)
+
+
+def _has_bool(spec: Any) -> bool:
+    if isinstance(spec, (bool, np.bool_)):
+        return True
+    if isinstance(spec, dict):
+        return any(_has_bool(v) for v in spec.values())
+    if isinstance(spec, (tuple, list)):
+        return any(_has_bool(v) for v in spec)
+    return False
+
+
+def _full_spec(
+    chunks: Any, batch: tuple[int, ...], n_rows: int, n_cols: int
+) -> tuple[Any, Any]:
+    """``chunks`` as a spec for the whole output, and the size limit to use.
+
+    Returns a spec that ``normalize_chunks`` accepts for ``batch + (R, C)``
+    (whole matrices per chunk unless the caller's full-rank spec says
+    otherwise, which is checked after normalising), and a byte limit for
+    ``"auto"`` (None: Dask's ``array.chunk-size``).
+    """
+    nb = len(batch)
+    limit = None
+    if chunks is None:
+        chunks = "auto"
+    if isinstance(chunks, str) and chunks != "auto":
+        # A size such as "64MiB": "auto" chunks of at most that many bytes.
+        limit, chunks = chunks, "auto"
+    if isinstance(chunks, dict):
+        spec: dict[int, Any] = {}
+        for axis, value in chunks.items():
+            try:
+                i = operator.index(axis)
+            except TypeError:
+                i = nb  # reported below
+            if isinstance(axis, (bool, np.bool_)) or not -nb <= i < nb:
+                why = f"axis {axis!r} is not one of the {nb} batch dimensions"
+                raise _bad_chunks(chunks, batch, why)
+            spec[i % nb] = value
+        return {**spec, nb: n_rows, nb + 1: n_cols}, limit
+    if isinstance(chunks, (tuple, list)):
+        if len(chunks) == nb:
+            return (*chunks, n_rows, n_cols), limit
+        if len(chunks) == nb + 2:
+            return tuple(chunks), limit
+        why = f"expected {nb} entries (one per batch dimension), got {len(chunks)}"
+        raise _bad_chunks(chunks, batch, why)
+    # One value (an int, -1, "auto") for every batch dimension.
+    return (*(chunks,) * nb, n_rows, n_cols), limit
+
+
+def _batch_chunks(
+    chunks: Any, shape: tuple[int, ...], dtype: np.dtype[Any], like: Any
+) -> Chunks:
+    """The chunks of the output along the batch dimensions."""
+    normalize_chunks = _dask_array().core.normalize_chunks
+    batch, (n_rows, n_cols) = shape[:-2], shape[-2:]
+    if like is not None:
+        # Keep x's batch chunks; its chunking of the matrix dims is dropped.
+        return tuple(tuple(int(c) for c in dim) for dim in like.chunks[:-2])
+    if _has_bool(chunks):
+        raise _bad_chunks(chunks, batch, "a bool is not a chunk size")
+    spec, limit = _full_spec(chunks, batch, n_rows, n_cols)
+    if math.prod(shape) == 0:
+        # "auto" divides by the chunk's size; with no elements, one chunk.
+        if isinstance(spec, dict):
+            spec = {i: -1 if v == "auto" else v for i, v in spec.items()}
+        else:
+            spec = tuple(-1 if isinstance(v, str) and v == "auto" else v for v in spec)
+    try:
+        normal = normalize_chunks(spec, shape, limit=limit, dtype=dtype)
+    except (TypeError, ValueError, ZeroDivisionError) as exc:
+        raise _bad_chunks(chunks, batch, str(exc) or type(exc).__name__) from exc
+    if tuple(normal[-2:]) != ((n_rows,), (n_cols,)):
+        why = f"the matrix dimensions would be split as {normal[-2:]}"
+        raise _bad_chunks(chunks, batch, why)
+    return tuple(tuple(int(c) for c in dim) for dim in normal[:-2])
+
+
+def _k_chunks(k_shape: tuple[int, ...], batch: tuple[int, ...], bc: Chunks) -> Chunks:
+    """Chunks for ``k`` (its dims aligned with the last batch dims): those of
+    the output where ``k`` has the full size, one block where it broadcasts."""
+    offset = len(batch) - len(k_shape)
+    return tuple(
+        bc[offset + j] if size == batch[offset + j] else (size,)
+        for j, size in enumerate(k_shape)
+    )
+
+
+def _k_array(k: Any, batch: tuple[int, ...], bc: Chunks) -> Any:
+    """``k`` as a Dask array whose blocks line up with the output's."""
+    da = _dask_array()
+    if not isinstance(k, da.Array):
+        k = np.asarray(k, dtype=np.int64)
+        return da.from_array(k, chunks=_k_chunks(k.shape, batch, bc))
+    return k.rechunk(_k_chunks(tuple(k.shape), batch, bc))
+
+
+def _host(k: Any) -> Any:
+    """A per-chunk ``k`` in host memory (a CuPy ``k`` chunk is copied back)."""
+    if isinstance(k, np.ndarray):
+        return k
+    get = getattr(k, "get", None)
+    return np.asarray(get() if get is not None else k)
+
+
+def _block(
+    chunk_shape: tuple[int, ...], k: Any, *, out_dtype: np.dtype[Any], gpu: bool
+) -> Any:
+    """Make one chunk: whole matrices, on the NumPy or the CuPy backend."""
+    if gpu:
+        from . import _cupy
+
+        return _cupy.eye(chunk_shape, k, out_dtype, None, None)
+    k = k if isinstance(k, int) else _host(k)
+    return _numpy.eye(chunk_shape, k, out_dtype, None)
+
 
 def eye(shape: tuple[int, ...], k: Any, dtype: Any, chunks: Any, like: Any) -> Any:
-    """A lazy Dask array of the batched eye."""
-    import dask.array as da
+    """A lazy Dask array of the batched eye of ``shape``.
 
-    del chunks, like
-    return _generic.eye(namespace_of_module(da).xp, shape, k, dtype, None, None)
+    Parameters
+    ----------
+    shape : tuple of int
+        ``batch + (R, C)``, validated.
+    k : int or array
+        A Python int already clamped into ``[-R, C]``, or an integer array
+        (NumPy, or Dask) of clamped offsets broadcastable to ``batch``.
+    dtype : numpy.dtype
+        The result's dtype.
+    chunks : optional
+        The caller's ``chunks=``: any form ``dask.array`` accepts for the
+        batch dims (or for the whole shape, if it keeps matrices whole);
+        None for Dask's ``array.chunk-size``. Ignored when ``like`` is given.
+    like : dask.array.Array or None
+        ``eye_like``'s ``x``: its batch chunks and chunk type are kept.
+
+    Returns
+    -------
+    dask.array.Array
+        Chunked along the batch dims only; chunks are NumPy arrays, or CuPy
+        arrays when ``like``'s chunks are (or ``array.backend`` is "cupy").
+
+    Raises
+    ------
+    ValueError
+        ``chunks`` is not a chunking of the batch dims into whole matrices.
+    TypeError
+        CuPy chunks were asked for in a dtype CuPy lacks.
+    """
+    from dask.base import tokenize
+    from dask.layers import ArrayChunkShapeDep
+
+    dtype = np.dtype(dtype)
+    gpu = _on_gpu(like)
+    if gpu and dtype.type.__module__ == "ml_dtypes":
+        msg = f"dtype {dtype.name} is not supported by CuPy (the chunks' library)"
+        raise TypeError(msg)
+    batch, (n_rows, n_cols) = shape[:-2], shape[-2:]
+    bc = _batch_chunks(chunks, shape, dtype, like)
+    out_chunks = (*bc, (n_rows,), (n_cols,))
+    if gpu:
+        import cupy
+
+        meta = cupy.empty((0,) * len(shape), dtype=dtype)
+    else:
+        meta = np.empty((0,) * len(shape), dtype=dtype)
+
+    index = tuple(range(len(shape)))
+    if isinstance(k, int) or (isinstance(k, np.ndarray) and k.ndim == 0):
+        k_args: tuple[Any, ...] = (int(k), None)
+    else:
+        k_arr = _k_array(k, batch, bc)
+        k_args = (k_arr, index[len(batch) - k_arr.ndim : len(batch)])
+    name = "eyelike-eye-" + tokenize(shape, out_chunks, k_args, dtype, gpu)
+    return _dask_array().blockwise(
+        _block,
+        index,
+        ArrayChunkShapeDep(out_chunks),
+        index,
+        *k_args,
+        name=name,
+        dtype=dtype,
+        meta=meta,
+        align_arrays=False,
+        concatenate=True,
+        out_dtype=dtype,
+        gpu=gpu,
+    )
