@@ -73,6 +73,13 @@ def _touch(a: np.ndarray[Any, Any]) -> None:
 Peer = Callable[[], Any]
 
 
+def _square(a: Any, k: int) -> Any:
+    """The square block of ``a`` whose main diagonal is ``a``'s diagonal k."""
+    r0, c0 = max(-k, 0), max(k, 0)
+    n = min(a.shape[-2] - r0, a.shape[-1] - c0)
+    return a[..., r0 : r0 + n, c0 : c0 + n]
+
+
 def _numpy_peers(c: Case, buf: Any) -> dict[str, Peer]:
     shape, dt, k, n = c.shape, np.dtype(c.dtype), c.k, c.n
     peers: dict[str, Peer] = {}
@@ -81,7 +88,7 @@ def _numpy_peers(c: Case, buf: Any) -> dict[str, Peer]:
 
         def zeros_diag_out() -> Any:
             buf.fill(0)
-            np.einsum("...ii->...i", buf[..., max(-k, 0) :, max(k, 0) :])[...] = 1
+            np.einsum("...ii->...i", _square(buf, k))[...] = 1
             return buf
 
         peers["fill+einsum diag"] = zeros_diag_out
@@ -97,7 +104,7 @@ def _numpy_peers(c: Case, buf: Any) -> dict[str, Peer]:
 
     def zeros_diag() -> Any:
         a = np.zeros(shape, dt)
-        np.einsum("...ii->...i", a[..., max(-k, 0) :, max(k, 0) :])[...] = 1
+        np.einsum("...ii->...i", _square(a, k))[...] = 1
         return a
 
     peers["np.zeros+einsum diag"] = zeros_diag
