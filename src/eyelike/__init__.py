@@ -5,6 +5,8 @@
 OpenVINO Eye-9 exactly.
 """
 
+from . import onnx as onnx
+from . import openvino as openvino
 from ._core import eye, eye_like
 
 __all__ = ["__version__", "eye", "eye_like"]

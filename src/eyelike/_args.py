@@ -24,6 +24,7 @@ __all__ = [
     "check_out",
     "check_size",
     "count",
+    "dtype_name",
     "offsets",
     "resolve_device",
     "resolve_dtype",
@@ -141,7 +142,7 @@ def batch_dims(value: Any, name: str = "batch_shape") -> tuple[int, ...]:
 # ---------------------------------------------------------------- dtypes
 
 
-def _dtype_name(dtype: Any) -> str | None:
+def dtype_name(dtype: Any) -> str | None:
     """The standard name of a dtype given in any form, or None."""
     if isinstance(dtype, str):
         return dtype
@@ -178,7 +179,7 @@ def _numpy_dtype(dtype: Any, kind: str) -> np.dtype[Any]:
     try:
         dt = np.dtype(dtype)
     except (TypeError, ValueError):
-        name = _dtype_name(dtype)
+        name = dtype_name(dtype)
         dt = None
         if name is not None:
             try:
@@ -237,7 +238,7 @@ def resolve_dtype(dtype: Any, ns: Namespace, device: Any) -> tuple[Any, int]:
             found = name
             break
     if found is None:
-        found = _dtype_name(dtype) if not isinstance(dtype, bool) else None
+        found = dtype_name(dtype) if not isinstance(dtype, bool) else None
     if found not in table:
         hint = ""
         if ns.kind == "jax" and found in _STANDARD_NAMES:

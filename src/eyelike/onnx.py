@@ -1,0 +1,165 @@
+"""ONNX **EyeLike-9**, exactly as the operator specifies it.
+
+``eye_like(x, dtype=..., k=...)`` is the operator with its two attributes as
+keyword arguments. It works on any array namespace eyelike supports (NumPy,
+CuPy, PyTorch, JAX, Dask, array-api-strict): the result is made by
+`eyelike.eye_like` in ``x``'s namespace, on ``x``'s device.
+
+This module does not import the ``onnx`` package.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from . import _core
+from ._args import INT64_MAX, dtype_name, resolve_dtype
+from ._compat import NUMPY, device, namespace_of
+
+__all__ = ["eye_like"]
+
+# The TensorProto ``DataType`` values EyeLike-9 allows (for T1 and T2),
+# with the standard dtype name each one means.
+_TENSOR_TYPES: dict[int, str] = {
+    1: "float32",  # FLOAT
+    2: "uint8",  # UINT8
+    3: "int8",  # INT8
+    4: "uint16",  # UINT16
+    5: "int16",  # INT16
+    6: "int32",  # INT32
+    7: "int64",  # INT64
+    9: "bool",  # BOOL
+    10: "float16",  # FLOAT16
+    11: "float64",  # DOUBLE
+    12: "uint32",  # UINT32
+    13: "uint64",  # UINT64
+}
+
+# Every TensorProto.DataType name, for error messages only.
+_ENUM_NAMES = (
+    "UNDEFINED", "FLOAT", "UINT8", "INT8", "UINT16", "INT16", "INT32", "INT64",
+    "STRING", "BOOL", "FLOAT16", "DOUBLE", "UINT32", "UINT64", "COMPLEX64",
+    "COMPLEX128", "BFLOAT16", "FLOAT8E4M3FN", "FLOAT8E4M3FNUZ", "FLOAT8E5M2",
+    "FLOAT8E5M2FNUZ", "UINT4", "INT4", "FLOAT4E2M1", "FLOAT8E8M0", "UINT2",
+    "INT2", "FLOAT6E2M3", "FLOAT6E3M2",
+)  # fmt: skip
+_ALLOWED = ", ".join(f"{v} {_ENUM_NAMES[v]}" for v in _TENSOR_TYPES)
+_INT64_MIN = -INT64_MAX - 1
+
+
+def _enum_label(value: int) -> str:
+    return _ENUM_NAMES[value] if 0 <= value < len(_ENUM_NAMES) else "unknown"
+
+
+def _output_type(dtype: Any) -> str:
+    """The standard dtype name for the ``dtype`` attribute (a TensorProto enum)."""
+    if isinstance(dtype, (bool, np.bool_)) or not isinstance(dtype, (int, np.integer)):
+        msg = (
+            f"dtype must be None or a TensorProto DataType enum int "
+            f"({_ALLOWED}); got {type(dtype).__name__} {dtype!r:.80}"
+        )
+        raise TypeError(msg)
+    value = int(dtype)
+    name = _TENSOR_TYPES.get(value)
+    if name is None:
+        msg = (
+            f"dtype={value} ({_enum_label(value)}) is not an EyeLike-9 output "
+            f"type; allowed TensorProto enums: {_ALLOWED}"
+        )
+        raise TypeError(msg)
+    return name
+
+
+def _attribute_k(k: Any) -> int:
+    """``k`` as the operator's int64 attribute."""
+    if isinstance(k, (bool, np.bool_)) or not isinstance(k, (int, np.integer)):
+        msg = (
+            f"k must be an int (EyeLike-9's int64 attribute); got "
+            f"{type(k).__name__} {k!r:.80}"
+        )
+        raise TypeError(msg)
+    value = int(k)
+    if not _INT64_MIN <= value <= INT64_MAX:
+        msg = f"k must fit in int64 (EyeLike-9's attribute type); got {value}"
+        raise ValueError(msg)
+    return value
+
+
+def eye_like(x: Any, *, dtype: int | None = None, k: int = 0) -> Any:
+    """ONNX EyeLike-9: ones on diagonal ``k`` in an array shaped like ``x``.
+
+    ``output[i, j]`` is 1 where ``j - i == k`` and 0 elsewhere, for every
+    ``k`` in int64 (an offset beyond the matrix gives all zeros).
+
+    Parameters
+    ----------
+    x : array
+        The operator's input ``T1``: a rank-2 array of any supported
+        namespace, whose dtype is one of the twelve EyeLike-9 types (bool,
+        int8/16/32/64, uint8/16/32/64, float16/32/64). Its values are never
+        read.
+    dtype : int, optional
+        The ``dtype`` attribute: a TensorProto ``DataType`` enum value,
+        one of 1 FLOAT, 2 UINT8, 3 INT8, 4 UINT16, 5 INT16, 6 INT32,
+        7 INT64, 9 BOOL, 10 FLOAT16, 11 DOUBLE, 12 UINT32, 13 UINT64
+        (``onnx.TensorProto.FLOAT`` and friends are these ints). Default:
+        ``x``'s type.
+    k : int, optional
+        The ``k`` attribute (int64): 0 the main diagonal, > 0 above,
+        < 0 below.
+
+    Returns
+    -------
+    array
+        A fresh array of ``x.shape`` in ``x``'s namespace and on its device.
+
+    Raises
+    ------
+    TypeError
+        ``x`` is not an array or its dtype is not one of the twelve; ``dtype``
+        is not one of the twelve enum values (0 UNDEFINED, 8 STRING,
+        14/15 COMPLEX, 16 BFLOAT16, unknown numbers, bools, non-ints); ``k``
+        is not an int; or ``x``'s namespace lacks the requested type.
+    ValueError
+        ``x`` is not rank 2, or ``k`` is outside int64.
+
+    See Also
+    --------
+    eyelike.eye_like : The general form (batches, any dtype, array ``k``).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from eyelike import onnx
+    >>> onnx.eye_like(np.zeros((2, 3), dtype=np.int32), k=1)
+    array([[0, 1, 0],
+           [0, 0, 1]], dtype=int32)
+    >>> onnx.eye_like(np.zeros((2, 2), dtype=np.int32), dtype=11)  # DOUBLE
+    array([[1., 0.],
+           [0., 1.]])
+    """
+    ns = namespace_of(x, "x")
+    shape = tuple(x.shape)
+    if len(shape) != 2:
+        msg = f"x must have rank 2 (EyeLike-9 takes a matrix); got shape {shape}"
+        raise ValueError(msg)
+    in_name = dtype_name(x.dtype)
+    if in_name not in _TENSOR_TYPES.values():
+        msg = (
+            f"x has dtype {x.dtype}, not an EyeLike-9 input type; allowed: "
+            f"{', '.join(_TENSOR_TYPES.values())}"
+        )
+        raise TypeError(msg)
+    offset = _attribute_k(k)
+    if dtype is None:
+        return _core.eye_like(x, k=offset)
+    name = _output_type(dtype)
+    try:
+        out_dtype, _ = resolve_dtype(name, ns, None if ns is NUMPY else device(x))
+    except TypeError as exc:
+        label = _enum_label(int(dtype))
+        msg = f"dtype={int(dtype)} ({label}) is not available for {ns.kind}: {exc}"
+        raise TypeError(msg) from None
+    return _core.eye_like(x, k=offset, dtype=out_dtype)

@@ -1,0 +1,298 @@
+"""OpenVINO **Eye-9**, exactly as the operator specifies it.
+
+``eye(num_rows, num_columns, diagonal_index, batch_shape, output_type=...)``
+is the operator with its four inputs as arguments and its attribute as a
+keyword. Inputs given as arrays of one namespace (NumPy, CuPy, PyTorch, JAX,
+Dask, array-api-strict) make the output in that namespace, on their device;
+Python ints alone give a NumPy array. The result is made by `eyelike.eye`.
+
+This module does not import the ``openvino`` package.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+import numpy as np
+
+from . import _args, _core
+from ._compat import NUMPY, Namespace, device, namespace_of
+
+__all__ = ["eye"]
+
+# OpenVINO element type name -> standard dtype name, for every type produced.
+_OUTPUT_TYPES = {
+    "boolean": "bool",
+    "bf16": "bfloat16",
+    "f16": "float16",
+    "f32": "float32",
+    "f64": "float64",
+    "i8": "int8",
+    "i16": "int16",
+    "i32": "int32",
+    "i64": "int64",
+    "u8": "uint8",
+    "u16": "uint16",
+    "u32": "uint32",
+    "u64": "uint64",
+}
+# OpenVINO element types that are packed, 8-bit float or not numeric: refused.
+_REFUSED_TYPES = frozenset(
+    {
+        "u1", "u2", "u3", "u4", "u6", "i4", "nf4", "f4e2m1", "f8e4m3",
+        "f8e5m2", "f8e8m0", "string", "dynamic", "undefined",
+    }
+)  # fmt: skip
+_ALLOWED_TYPES = ", ".join(_OUTPUT_TYPES)
+_T_NUM = ("int32", "int64")
+_INT64_MIN = -_args.INT64_MAX - 1
+
+
+def _output_dtype_name(output_type: Any) -> str:
+    """The standard dtype name for an OpenVINO element type name."""
+    if not isinstance(output_type, str):
+        msg = (
+            f"output_type must be an OpenVINO element type name (one of "
+            f"{_ALLOWED_TYPES}); got {type(output_type).__name__} "
+            f"{output_type!r:.80}"
+        )
+        raise TypeError(msg)
+    name = _OUTPUT_TYPES.get(output_type)
+    if name is not None:
+        return name
+    if output_type in _REFUSED_TYPES:
+        msg = (
+            f"output_type={output_type!r} is a packed, 8-bit float or "
+            f"non-numeric OpenVINO type that eyelike does not produce; "
+            f"allowed: {_ALLOWED_TYPES}"
+        )
+    else:
+        msg = (
+            f"output_type={output_type!r:.80} is not an OpenVINO element type "
+            f"name eyelike knows; allowed: {_ALLOWED_TYPES}"
+        )
+    raise TypeError(msg)
+
+
+def _is_array(value: Any) -> bool:
+    return hasattr(value, "shape") and not isinstance(value, np.generic)
+
+
+def _check_t_num(dtype: Any, name: str) -> None:
+    dtype_name = _args.dtype_name(dtype)
+    if dtype_name not in _T_NUM:
+        kind = "a bool" if dtype_name == "bool" else f"dtype {dtype}"
+        msg = f"{name} must be of type int32 or int64 (Eye-9's T_NUM); got {kind}"
+        raise TypeError(msg)
+
+
+def _scalar(value: Any, name: str) -> tuple[int, Any]:
+    """A scalar input's value and the array it came from (None if not one)."""
+    if isinstance(value, (bool, np.bool_)):
+        msg = f"{name} must be an integer, not a bool; got {value!r}"
+        raise TypeError(msg)
+    if isinstance(value, int):
+        return int(value), None
+    if isinstance(value, np.generic):
+        _check_t_num(value.dtype, name)
+        return int(value), None
+    if not _is_array(value):
+        msg = (
+            f"{name} must be a Python int, or a 0-D or 1-element 1-D int32/int64 "
+            f"array; got {type(value).__name__} {value!r:.80}"
+        )
+        raise TypeError(msg)
+    namespace_of(value, name)
+    _check_t_num(value.dtype, name)
+    shape = tuple(value.shape)
+    if shape not in ((), (1,)):
+        msg = (
+            f"{name} must be a scalar or a 1-D array of exactly 1 element; "
+            f"got shape {shape}"
+        )
+        raise ValueError(msg)
+    return int(value if not shape else value[0]), value
+
+
+def _count(value: int, name: str) -> int:
+    if value < 0:
+        msg = f"{name} must be non-negative; got {value}"
+        raise ValueError(msg)
+    if value > _args.INT64_MAX:
+        msg = f"{name} must fit in int64; got {value}"
+        raise ValueError(msg)
+    return value
+
+
+def _batch(batch_shape: Any) -> tuple[tuple[int, ...], Any]:
+    """``batch_shape`` as a tuple of counts, and the array it came from."""
+    if batch_shape is None:
+        return (), None
+    if isinstance(batch_shape, (list, tuple)):
+        items: Sequence[Any] = batch_shape
+        source = None
+    elif _is_array(batch_shape):
+        namespace_of(batch_shape, "batch_shape")
+        _check_t_num(batch_shape.dtype, "batch_shape")
+        shape = tuple(batch_shape.shape)
+        if len(shape) != 1:
+            msg = f"batch_shape must be a 1-D array; got shape {shape}"
+            raise ValueError(msg)
+        items = [int(batch_shape[i]) for i in range(shape[0])]
+        source = batch_shape
+    else:
+        msg = (
+            f"batch_shape must be None, a 1-D int32/int64 array or a sequence "
+            f"of non-negative ints; got {type(batch_shape).__name__} "
+            f"{batch_shape!r:.80}"
+        )
+        raise TypeError(msg)
+    dims = []
+    for i, item in enumerate(items):
+        if isinstance(item, (bool, np.bool_)) or not isinstance(
+            item, (int, np.integer)
+        ):
+            msg = (
+                f"batch_shape[{i}] must be a non-negative int; got "
+                f"{type(item).__name__} {item!r:.80}"
+            )
+            raise TypeError(msg)
+        dims.append(_count(int(item), f"batch_shape[{i}]"))
+    return tuple(dims), source
+
+
+def _placement(named_arrays: dict[str, Any]) -> tuple[Namespace, Any]:
+    """The one namespace (and device) of the array inputs; NumPy if none."""
+    arrays = {n: a for n, a in named_arrays.items() if a is not None}
+    if not arrays:
+        return NUMPY, None
+    spaces = {n: namespace_of(a, n) for n, a in arrays.items()}
+    kinds = {ns.kind for ns in spaces.values()}
+    if len(kinds) > 1:
+        listing = ", ".join(f"{n}: {ns.kind}" for n, ns in spaces.items())
+        msg = f"array inputs must all come from one namespace; got {listing}"
+        raise TypeError(msg)
+    ns = next(iter(spaces.values()))
+    if ns is NUMPY:
+        return ns, None
+    devices = {n: device(a) for n, a in arrays.items()}
+    first_name, first = next(iter(devices.items()))
+    for n, dev in devices.items():
+        if dev != first:
+            msg = (
+                f"array inputs must be on one device; {first_name} is on "
+                f"{first} but {n} is on {dev}"
+            )
+            raise ValueError(msg)
+    return ns, first
+
+
+def eye(
+    num_rows: Any,
+    num_columns: Any,
+    diagonal_index: Any,
+    batch_shape: Any = None,
+    *,
+    output_type: str,
+) -> Any:
+    """OpenVINO Eye-9: a matrix, or a batch of matrices, with ones on a diagonal.
+
+    ``output[..., i, j]`` is 1 where ``j - i == diagonal_index`` and 0
+    elsewhere. This is the operator's formula; where its prose disagrees
+    (it says a positive index not smaller than ``num_rows`` gives zeros)
+    the formula wins, as in OpenVINO's own runtime: rows=3, cols=4, index 3
+    has a one at ``[0, 3]``. Every int64 ``diagonal_index`` is exact (no
+    truncation to 32 bits).
+
+    Parameters
+    ----------
+    num_rows, num_columns : int or array
+        Non-negative counts, each a Python int, or a 0-D or 1-element 1-D
+        array (or NumPy scalar) of int32 or int64 (Eye-9's ``T_NUM``).
+    diagonal_index : int or array
+        Index of the diagonal (0 main, > 0 above, < 0 below), given as the
+        counts are; must fit in int64.
+    batch_shape : array or sequence of int, optional
+        Leading batch dimensions: a 1-D int32/int64 array or a sequence of
+        non-negative ints. ``None`` (default) or empty: one matrix.
+    output_type : str
+        The OpenVINO element type name of the result: ``boolean``, ``bf16``,
+        ``f16``, ``f32``, ``f64``, ``i8``, ``i16``, ``i32``, ``i64``, ``u8``,
+        ``u16``, ``u32`` or ``u64``. ``bf16`` needs ml_dtypes on NumPy and
+        is native on PyTorch and JAX.
+
+    Returns
+    -------
+    array
+        A fresh array of shape ``(*batch_shape, num_rows, num_columns)``: in
+        the namespace and on the device of the array inputs, or NumPy when
+        all inputs are Python ints (or NumPy scalars).
+
+    Raises
+    ------
+    TypeError
+        An input of a type other than int32/int64 (other integers, floats,
+        bools, objects), array inputs from different namespaces, or an
+        ``output_type`` that is unknown, packed or exotic (``u1``, ``i4``,
+        ``u4``, ``nf4``, ``f8e4m3``, ``f8e5m2``, ``string``, ...) or missing
+        from the output namespace.
+    ValueError
+        A scalar input with more than one element, a negative count or
+        batch dimension, a ``diagonal_index`` outside int64, a
+        ``batch_shape`` that is not 1-D, array inputs on different devices,
+        or an output whose size overflows.
+    MemoryError
+        An output larger than this machine's memory (host backends).
+
+    See Also
+    --------
+    eyelike.eye : The general form (any dtype, one offset per matrix).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from eyelike import openvino
+    >>> openvino.eye(3, 4, 2, output_type="i32")
+    array([[0, 0, 1, 0],
+           [0, 0, 0, 1],
+           [0, 0, 0, 0]], dtype=int32)
+    >>> openvino.eye(np.array([2]), 2, np.int64(-1), [2], output_type="boolean")
+    array([[[False, False],
+            [ True, False]],
+    <BLANKLINE>
+           [[False, False],
+            [ True, False]]])
+    """
+    dtype_name = _output_dtype_name(output_type)
+    rows, rows_src = _scalar(num_rows, "num_rows")
+    cols, cols_src = _scalar(num_columns, "num_columns")
+    k, k_src = _scalar(diagonal_index, "diagonal_index")
+    batch, batch_src = _batch(batch_shape)
+    _count(rows, "num_rows")
+    _count(cols, "num_columns")
+    if not _INT64_MIN <= k <= _args.INT64_MAX:
+        msg = f"diagonal_index must fit in int64 (Eye-9's T_NUM); got {k}"
+        raise ValueError(msg)
+    ns, dev = _placement(
+        {
+            "num_rows": rows_src,
+            "num_columns": cols_src,
+            "diagonal_index": k_src,
+            "batch_shape": batch_src,
+        }
+    )
+    try:
+        dtype, _ = _args.resolve_dtype(dtype_name, ns, dev)
+    except TypeError as exc:
+        msg = f"output_type={output_type!r} ({dtype_name}) is not available: {exc}"
+        raise TypeError(msg) from None
+    return _core.eye(
+        rows,
+        cols,
+        k=k,
+        batch_shape=batch,
+        dtype=dtype,
+        device=dev,
+        xp=ns.native,
+    )
