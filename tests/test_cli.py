@@ -90,3 +90,12 @@ def test_bench_runs_and_checks_outputs(
     assert "limit_alloc" in out
     rows = json.loads(target.read_text())["rows"]
     assert {r["peer"] for r in rows} >= {"eyelike", "np.eye", "limit_alloc"}
+
+
+def test_gpu_bench_without_device_says_so(capsys: pytest.CaptureFixture[str]) -> None:
+    from conftest import HAS_GPU
+
+    if HAS_GPU:
+        pytest.skip("a CUDA device is present: the GPU bench runs in scripts/")
+    assert main(["bench", "--backend", "cupy"]) == 2
+    assert "no CUDA device" in capsys.readouterr().err

@@ -377,7 +377,15 @@ def main(argv: Sequence[str] | None = None) -> int:
     )
     parser.add_argument("--quick", action="store_true", help="small cases only")
     parser.add_argument("--no-progress", action="store_true")
+    parser.add_argument(
+        "--backend",
+        choices=["numpy", "cupy"],
+        default="numpy",
+        help="numpy: the CPU table (default); cupy: the GPU table (CUDA events)",
+    )
     args = parser.parse_args(argv)
+    if args.backend == "cupy":
+        return _main_gpu(args)
     cases = _cases()
     if args.quick:
         cases = [c for c in cases if c.nbytes < 1 << 22]
@@ -390,4 +398,25 @@ def main(argv: Sequence[str] | None = None) -> int:
             json.dump({"cores": cores, "rows": rows}, f, indent=1)
     if args.plot:
         _plot(rows, args.plot)
+    return 0
+
+
+def _main_gpu(args: argparse.Namespace) -> int:
+    try:
+        import cupy
+
+        count = int(cupy.cuda.runtime.getDeviceCount())
+    except Exception as exc:  # no CuPy, no driver: say so, do not crash
+        print(f"eyelike bench: no CUDA device ({exc})", file=sys.stderr)
+        return 2
+    if count == 0:
+        print("eyelike bench: no CUDA device", file=sys.stderr)
+        return 2
+    from ._bench_gpu import run_gpu, table
+
+    rows = run_gpu()
+    print(table(rows))
+    if args.json:
+        with open(args.json, "w", encoding="utf-8") as f:
+            json.dump({"rows": rows}, f, indent=1)
     return 0
