@@ -19,9 +19,11 @@ from numpy.lib.stride_tricks import as_strided
 
 __all__ = ["eye", "eye_2d"]
 
-# Below this many bytes one thread wins: starting work on the pool costs
-# more than it saves (measured with `eyelike bench`).
-_PARALLEL_BYTES = 4 << 20
+# Below this many bytes one thread wins (measured with `eyelike bench`):
+# smaller outputs come from memory glibc recycles (its mmap threshold grows
+# up to 32 MiB), already in cache, where a second thread only adds overhead;
+# larger ones are fresh pages whose first-touch faults run in parallel.
+_PARALLEL_BYTES = 32 << 20
 # Zeroing an ``out`` goes in blocks that stay in L2 for the diagonal write.
 _BLOCK_BYTES = 1 << 20
 
@@ -54,8 +56,13 @@ def _diagonal_view(a: np.ndarray[Any, Any], k: int) -> np.ndarray[Any, Any] | No
     length = min(n_rows - r0, n_cols - c0)
     if length <= 0 or a.size == 0:
         return None
+    if a.flags.c_contiguous:
+        # Plain slicing of the (batch, R*C) view: far cheaper than as_strided.
+        flat = a.reshape(-1, n_rows * n_cols)
+        start = r0 * n_cols + c0
+        return flat[:, start : start + (length - 1) * (n_cols + 1) + 1 : n_cols + 1]
     corner = a[..., r0, c0]
-    # Works for any strides of ``a``, so an ``out`` need not be contiguous.
+    # Any strides work here, so an ``out`` need not be contiguous.
     return as_strided(
         corner,
         shape=(*corner.shape, length),
@@ -82,7 +89,7 @@ def _fill_per_matrix(a: np.ndarray[Any, Any], k: np.ndarray[Any, Any]) -> None:
 def _write_diagonal(a: np.ndarray[Any, Any], k: int) -> None:
     one: Any = 1
     target = a
-    if a.dtype.type.__module__ == "ml_dtypes":
+    if a.dtype.type.__module__ == "ml_dtypes" and not a.flags.c_contiguous:
         # as_strided cannot describe ml_dtypes' types; write their bits.
         target = a.view(f"u{a.dtype.itemsize}")
         one = np.array(1, dtype=a.dtype).view(target.dtype)
@@ -98,6 +105,11 @@ def _write(a: np.ndarray[Any, Any], k: int, zero: bool) -> None:
     block is still in cache: one pass over memory instead of two.
     """
     if not zero:
+        _write_diagonal(a, k)
+        return
+    if a.nbytes <= _BLOCK_BYTES or a.nbytes < _PARALLEL_BYTES // 2:
+        # Small enough to stay in the last-level cache: blocks only add cost.
+        a.fill(0)
         _write_diagonal(a, k)
         return
     for block, first_row in _split(a, -(-a.nbytes // _BLOCK_BYTES)):
@@ -133,7 +145,8 @@ def eye(
     out: np.ndarray[Any, Any] | None,
 ) -> np.ndarray[Any, Any]:
     """Fill ``out`` (or a new C-contiguous array) with the batched eye."""
-    # calloc: the OS hands out zeroed pages, so a fresh array needs no fill.
+    # calloc: fresh pages from the OS arrive zeroed, and recycled memory is
+    # zeroed by calloc itself; either way only the diagonal is left to write.
     a = np.zeros(shape, dtype=dtype) if out is None else out
     zero = out is not None
     if not isinstance(k, int):
@@ -142,8 +155,8 @@ def eye(
         if a.size:
             _fill_per_matrix(a, k)
         return a
-    pool = _pool()
-    if pool is None or a.nbytes < _PARALLEL_BYTES or a.size == 0:
+    pool = _pool() if a.nbytes >= _PARALLEL_BYTES else None
+    if pool is None or a.size == 0:
         _write(a, k, zero)
         return a
     executor, cores = pool
