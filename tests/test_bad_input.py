@@ -85,7 +85,11 @@ CASES: list[tuple[Callable[[], Any], type[Exception] | None, tuple[str, ...]]] =
     (lambda: eye_like(np.zeros((2, 2), dtype="U1")), TypeError, ("dtype", "<U1")),
     (lambda: eye_like(A2, k=[0, 1]), ValueError, ("k", "(2,)", "()")),
     (lambda: eye_like(A2, out=np.zeros((3, 2))), ValueError, ("out", "(3, 2)")),
-    (lambda: eye_like(A2, out=np.zeros((2, 3), np.float32)), TypeError, ("out",)),
+    (
+        lambda: eye_like(A2, dtype="float64", out=np.zeros((2, 3), np.float32)),
+        TypeError,
+        ("out", "float64"),
+    ),
     (lambda: eye(2, 3, out=np.zeros((3, 2))), ValueError, ("out", "(2, 3)")),
     (lambda: eye(2, out=np.zeros((2, 2)), dtype="int8"), TypeError, ("out", "int8")),
     (lambda: eye(2, out=[[0, 0], [0, 0]]), TypeError, ("out", "list")),

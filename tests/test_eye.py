@@ -191,3 +191,58 @@ def test_torch_dtype_forms() -> None:
     torch = pytest.importorskip("torch")
     for dtype in (torch.int32, np.int32, np.dtype("int32"), "int32"):
         assert eyelike.eye(2, dtype=dtype, xp=torch).dtype == torch.int32
+
+
+def test_out_sets_the_defaults(xp: Any) -> None:
+    # With out=, dtype (and device) default to out's, for eye_like too.
+    if backend_name(xp) == "jax":
+        pytest.skip("JAX arrays are immutable")
+    x = xp.zeros((2, 3, 4), dtype=xp.float32)
+    out = xp.ones((2, 3, 4), dtype=xp.int16)
+    assert eyelike.eye_like(x, k=1, out=out) is out
+    _check(out, xp, (2, 3, 4), reference((2,), 3, 4, 1))
+
+
+def test_out_on_a_non_default_device_array_api_strict() -> None:
+    s = pytest.importorskip("array_api_strict")
+    for name in ("device1", "no_x64"):
+        out = s.zeros((2, 3, 4), dtype=s.float32, device=s.Device(name))
+        eyelike.eye(3, 4, k=[1, -(2**63)], batch_shape=2, out=out)
+        _check(out, s, (2, 3, 4), reference((2,), 3, 4, [1, -(2**63)]))
+
+
+def test_zero_d_k_is_one_offset_for_all() -> None:
+    np.testing.assert_array_equal(eyelike.eye(3, k=np.array(1)), np.eye(3, k=1))
+    got = eyelike.eye_like(np.zeros((2, 3, 3)), k=np.array(0, dtype=np.uint8))
+    np.testing.assert_array_equal(got, reference((2,), 3, 3, 0))
+    got = eyelike.eye(3, k=np.array(2**63, dtype=np.uint64), batch_shape=2)
+    assert not got.any()
+
+
+def test_torch_unsigned_k() -> None:
+    torch = pytest.importorskip("torch")
+    for dt in (torch.uint16, torch.uint32, torch.uint64):
+        k = torch.tensor([2, 1], dtype=dt)
+        got = eyelike.eye(3, 4, k=k, batch_shape=2, xp=torch, dtype="int8")
+        _check(got, torch, (2, 3, 4), reference((2,), 3, 4, [2, 1]))
+    k = torch.tensor([2**63, 1], dtype=torch.uint64)
+    got = eyelike.eye(3, 4, k=k, batch_shape=2, xp=torch, dtype="int8")
+    _check(got, torch, (2, 3, 4), reference((2,), 3, 4, [2**63, 1]))
+
+
+def test_empty_output_needs_no_scratch() -> None:
+    s = pytest.importorskip("array_api_strict")
+    got = eyelike.eye(2**40, 0, xp=s)
+    assert got.shape == (2**40, 0)
+    got = eyelike.eye(20000, 20000, batch_shape=(0,), xp=s, dtype="int8")
+    assert got.shape == (0, 20000, 20000)
+
+
+def test_jax_device_names() -> None:
+    jax = pytest.importorskip("jax")
+    got = eyelike.eye(2, xp=jax.numpy, device="cpu")
+    assert next(iter(got.devices())).platform == "cpu"
+    with pytest.raises(ValueError, match="device"):
+        eyelike.eye(2, xp=jax.numpy, device="nonsense")
+    with pytest.raises(ValueError, match="device"):
+        eyelike.eye(2, xp=jax.numpy, device=3)

@@ -17,9 +17,11 @@ from typing import Any
 import numpy as np
 
 from ._compat import NUMPY, Namespace, namespace_of
+from ._compat import device as device_of
 
 __all__ = [
     "INT64_MAX",
+    "INT64_MIN",
     "batch_dims",
     "check_out",
     "check_size",
@@ -31,6 +33,7 @@ __all__ = [
 ]
 
 INT64_MAX = 2**63 - 1
+INT64_MIN = -(2**63)
 
 # The standard's numeric dtypes plus the extras a library may have.
 _STANDARD_NAMES = (
@@ -76,6 +79,7 @@ _ITEMSIZE = {
 }
 # dtypes whose value set has no exact 0 (or no 1): they cannot hold an eye.
 _NO_ZERO = frozenset({"float8_e8m0fnu"})
+_TORCH_WIDE_UNSIGNED = frozenset({"torch.uint16", "torch.uint32", "torch.uint64"})
 
 
 def _is_bool_like(value: Any) -> bool:
@@ -270,17 +274,36 @@ def resolve_device(device: Any, ns: Namespace) -> Any:
         import torch
 
         try:
-            return torch.device(device)
+            dev = torch.device(device)
         except (RuntimeError, TypeError, ValueError):
             msg = f"device {device!r} is not a torch device"
             raise ValueError(msg) from None
+        if dev.type == "cuda" and not torch.cuda.is_available():
+            msg = f"device {device!r}: this torch has no CUDA device"
+            raise ValueError(msg)
+        return dev
     if ns.kind == "cupy":
         if (isinstance(device, int) and not isinstance(device, bool)) or hasattr(
             device, "id"
         ):
-            return device
+            import cupy
+
+            return cupy.cuda.Device(getattr(device, "id", device))
         msg = f"device must be a CUDA device id or cupy.cuda.Device; got {device!r}"
         raise ValueError(msg)
+    if ns.kind == "jax":
+        import jax
+
+        if isinstance(device, str):
+            try:  # a platform name: its first device
+                return jax.devices(device)[0]
+            except RuntimeError:
+                msg = f"device {device!r} is not a JAX platform here"
+                raise ValueError(msg) from None
+        if not isinstance(device, jax.Device):
+            msg = f"device must be a jax.Device or platform name; got {device!r}"
+            raise ValueError(msg)
+        return device
     if ns.kind == "array_api_strict":
         devices = ns.xp.__array_namespace_info__().devices()
         if device not in devices:
@@ -379,11 +402,20 @@ def offsets(
         msg = f"k of shape {shape} does not broadcast to batch_shape {batch}"
         raise ValueError(msg)
     if k_ns is NUMPY:
-        return _clamp_host(arr, -n_rows, n_cols)
+        clamped_host = _clamp_host(arr, -n_rows, n_cols)
+        # A 0-D k is one offset for every matrix: the scalar fast paths.
+        return int(clamped_host) if clamped_host.ndim == 0 else clamped_host
     xp = k_ns.xp
+    if k_ns.kind == "torch" and str(arr.dtype) in _TORCH_WIDE_UNSIGNED:
+        # torch's CPU kernels lack clamp/compare for uint16-64: widen first;
+        # uint64 values >= 2**63 wrap negative and are all beyond the matrix.
+        wide = arr.to(k_ns.native.int64)
+        if str(arr.dtype) == "torch.uint64":
+            wide = k_ns.native.where(wide < 0, n_cols, wide)
+        arr = wide
     info = xp.iinfo(arr.dtype)
     clamped = xp.clip(arr, max(-n_rows, info.min), min(n_cols, info.max))
-    index_dtype = xp.__array_namespace_info__().default_dtypes(device=_device_of(arr))[
+    index_dtype = xp.__array_namespace_info__().default_dtypes(device=device_of(arr))[
         "indexing"
     ]
     return xp.astype(clamped, index_dtype)
@@ -397,12 +429,6 @@ def _same_device(have: Any, want: Any) -> bool:
     return want_index is None and getattr(have, "type", None) == want.type
 
 
-def _device_of(x: Any) -> Any:
-    from ._compat import device
-
-    return device(x)
-
-
 # ---------------------------------------------------------------- size, out
 
 
@@ -414,8 +440,13 @@ def _physical_memory() -> int:
         return INT64_MAX
 
 
-def check_size(shape: tuple[int, ...], itemsize: int, on_host: bool) -> None:
-    """Refuse shapes that overflow or could never be allocated."""
+def check_size(
+    shape: tuple[int, ...], itemsize: int, on_host: bool, scratch: int = 0
+) -> None:
+    """Refuse shapes that overflow or could never be allocated.
+
+    ``scratch`` is the backend's temporary memory beyond the output.
+    """
     n = math.prod(shape)
     if n > INT64_MAX:
         msg = f"output shape {shape} has {n} elements, more than 2**63 - 1"
@@ -424,6 +455,9 @@ def check_size(shape: tuple[int, ...], itemsize: int, on_host: bool) -> None:
     if nbytes > INT64_MAX:
         msg = f"output shape {shape} needs {nbytes} bytes, more than 2**63 - 1"
         raise ValueError(msg)
+    if n == 0:
+        return
+    nbytes += scratch
     if on_host and nbytes > _physical_memory():
         msg = (
             f"output shape {shape} needs {nbytes} bytes, more than this "
@@ -452,6 +486,9 @@ def check_out(
     if out_ns.kind == "numpy" and not out.flags.writeable:
         msg = "out is read-only"
         raise ValueError(msg)
-    if dev is not None and not _same_device(_device_of(out), dev):
-        msg = f"out is on device {_device_of(out)}; device {dev!r} was asked for"
+    if getattr(out, "requires_grad", False):
+        msg = "out requires grad: autograd cannot track an in-place fill of it"
+        raise ValueError(msg)
+    if dev is not None and not _same_device(device_of(out), dev):
+        msg = f"out is on device {device_of(out)}; device {dev!r} was asked for"
         raise ValueError(msg)

@@ -348,16 +348,25 @@ def _plot(rows: list[dict[str, Any]], path: str) -> None:
     big = [r for r in rows if r["x_limit"] is not None and r["case_n"] > 3]
     cases = list(dict.fromkeys(r["case"] for r in big))
     peers = list(dict.fromkeys(r["peer"] for r in big))
-    fig, ax = plt.subplots(figsize=(12, 0.5 * len(cases) + 2))
-    height = 0.8 / len(peers)
-    for j, peer in enumerate(peers):
-        ys, xs = [], []
-        for i, case in enumerate(cases):
-            for r in big:
-                if r["case"] == case and r["peer"] == peer:
-                    ys.append(i + j * height)
-                    xs.append(r["x_limit"])
-        ax.barh(ys, xs, height=height, label=peer)
+    colors: dict[str, Any] = {
+        p: plt.get_cmap("tab20")(i % 20) for i, p in enumerate(peers)
+    }
+    colors["eyelike"] = "black"
+    fig, ax = plt.subplots(figsize=(12, 0.6 * len(cases) + 2))
+    labelled: set[str] = set()
+    for i, case in enumerate(cases):
+        present = [r for r in big if r["case"] == case]
+        height = 0.8 / len(present)
+        for j, r in enumerate(present):
+            peer = r["peer"]
+            ax.barh(
+                i + j * height,
+                r["x_limit"],
+                height=height,
+                color=colors[peer],
+                label=None if peer in labelled else peer,
+            )
+            labelled.add(peer)
     ax.set_yticks([i + 0.4 for i in range(len(cases))], cases)
     ax.axvline(1.0, color="k", lw=0.8)
     ax.set_xscale("log")

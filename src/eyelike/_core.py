@@ -7,9 +7,14 @@ from typing import Any
 import numpy as np
 
 from . import _args, _generic, _numpy
-from ._compat import NUMPY, Namespace, device, namespace_of, namespace_of_module
+from ._compat import NUMPY, Namespace, namespace_of, namespace_of_module
+from ._compat import device as _device_of
 
 __all__ = ["eye", "eye_like"]
+
+
+# Namespaces whose backend needs no full-size temporaries.
+_NATIVE = frozenset({"numpy", "cupy", "torch", "dask"})
 
 
 def _on_host(ns: Namespace, dev: Any) -> bool:
@@ -18,6 +23,11 @@ def _on_host(ns: Namespace, dev: Any) -> bool:
         return True
     if ns.kind == "torch":
         return dev is None or str(dev).startswith("cpu")
+    if ns.kind == "jax":
+        import jax
+
+        platform = jax.default_backend() if dev is None else dev.platform
+        return bool(platform == "cpu")
     return False
 
 
@@ -40,7 +50,9 @@ def _make(
     dtype, itemsize = _args.resolve_dtype(dtype, ns, dev)
     shape = (*batch, n_rows, n_cols)
     offsets = _args.offsets(k, ns, batch, n_rows, n_cols)
-    _args.check_size(shape, itemsize, _on_host(ns, dev))
+    # The generic path also holds an (R, C) index difference and mask.
+    scratch = 0 if ns.kind in _NATIVE else n_rows * n_cols * 9
+    _args.check_size(shape, itemsize, _on_host(ns, dev), scratch)
     if out is not None:
         _args.check_out(out, ns, shape, dtype, dev)
 
@@ -174,6 +186,7 @@ def eye(
         and (n_cols is None or type(n_cols) is int)
         and type(batch_shape) is tuple
         and not batch_shape
+        and chunks is None
     ):
         # The common tiny call: skip the general machinery (same results).
         fast = _numpy_fast(n_rows, n_cols, k, dtype)
@@ -186,6 +199,8 @@ def eye(
             raise TypeError(msg)
         if dtype is None:
             dtype = out.dtype
+        if device is None and ns is not NUMPY:
+            device = _device_of(out)
     else:
         ns = NUMPY if xp is None else namespace_of_module(xp)
     rows = _args.count(n_rows, "n_rows")
@@ -208,9 +223,10 @@ def eye_like(x: Any, /, *, k: Any = 0, dtype: Any = None, out: Any = None) -> An
     k : int or array of int, optional
         Diagonal offset, or one per matrix (broadcastable to ``x.shape[:-2]``).
     dtype : dtype or str, optional
-        Result dtype; default ``x.dtype`` (which must then be numeric or bool).
+        Result dtype; default ``out.dtype`` when ``out`` is given, else
+        ``x.dtype`` (which must then be numeric or bool).
     out : array, optional
-        Array to fill in place, of ``x``'s shape and namespace.
+        Array to fill in place, of ``x``'s shape, namespace and device.
 
     Returns
     -------
@@ -246,6 +262,6 @@ def eye_like(x: Any, /, *, k: Any = 0, dtype: Any = None, out: Any = None) -> An
         msg = f"out must be a {ns.kind} array like x; got {type(out).__name__}"
         raise TypeError(msg)
     if dtype is None:
-        dtype = x.dtype
-    dev = None if ns is NUMPY else device(x)
+        dtype = x.dtype if out is None else out.dtype
+    dev = None if ns is NUMPY else _device_of(x)
     return _make(ns, shape[:-2], shape[-2], shape[-1], k, dtype, dev, out, like=x)

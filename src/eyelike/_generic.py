@@ -7,6 +7,7 @@ shape and broadcast over the batch, then cast to the requested dtype.
 
 from __future__ import annotations
 
+import math
 from typing import Any
 
 __all__ = ["eye"]
@@ -26,6 +27,8 @@ def eye(
     broadcasts to the batch dimensions; either way already clamped into
     ``[-n_rows, n_cols]`` so it fits the namespace's index dtype.
     """
+    if math.prod(shape) == 0:  # nothing to write: no (R, C) scratch either
+        return xp.zeros(shape, dtype=dtype, device=device) if out is None else out
     n_rows, n_cols = shape[-2:]
     index = xp.__array_namespace_info__().default_dtypes(device=device)["indexing"]
     rows = xp.arange(n_rows, dtype=index, device=device)

@@ -9,9 +9,9 @@ zeroing of an ``out``) proceed in parallel.
 from __future__ import annotations
 
 import concurrent.futures
-import functools
 import itertools
 import os
+import threading
 from typing import Any
 
 import numpy as np
@@ -28,15 +28,35 @@ _PARALLEL_BYTES = 32 << 20
 _BLOCK_BYTES = 1 << 20
 
 
-@functools.lru_cache(maxsize=1)
+_POOL_LOCK = threading.Lock()
+_POOL: list[tuple[concurrent.futures.ThreadPoolExecutor, int]] = []
+
+
+def _forget_pool() -> None:
+    # A forked child inherits the pool object but none of its threads.
+    _POOL.clear()
+
+
+if hasattr(os, "register_at_fork"):  # POSIX
+    os.register_at_fork(after_in_child=_forget_pool)
+
+
 def _pool() -> tuple[concurrent.futures.ThreadPoolExecutor, int] | None:
+    """The shared worker pool (built once, under a lock), or None on 1 core."""
+    if _POOL:
+        return _POOL[0]
     try:
         cores = len(os.sched_getaffinity(0))
     except AttributeError:  # not Linux
         cores = os.cpu_count() or 1
     if cores < 2:
         return None
-    return concurrent.futures.ThreadPoolExecutor(cores, "eyelike"), cores
+    with _POOL_LOCK:
+        if not _POOL:
+            _POOL.append(
+                (concurrent.futures.ThreadPoolExecutor(cores, "eyelike"), cores)
+            )
+    return _POOL[0]
 
 
 def eye_2d(n_rows: int, n_cols: int, k: int, dtype: np.dtype[Any]) -> Any:
@@ -160,7 +180,14 @@ def eye(
         _write(a, k, zero)
         return a
     executor, cores = pool
-    jobs = [executor.submit(_write, v, k + r, zero) for v, r in _split(a, cores)]
+    parts = _split(a, cores)
+    try:
+        jobs = [executor.submit(_write, v, k + r, zero) for v, r in parts[1:]]
+    except RuntimeError:  # interpreter shutting down: no new threads
+        jobs = []
+        parts = [(a, 0)]
+    # This thread takes the first part itself instead of waiting idle.
+    _write(parts[0][0], k + parts[0][1], zero)
     for job in jobs:
         job.result()
     return a

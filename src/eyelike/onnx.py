@@ -15,7 +15,7 @@ from typing import Any
 import numpy as np
 
 from . import _core
-from ._args import INT64_MAX, dtype_name, resolve_dtype
+from ._args import INT64_MAX, INT64_MIN, dtype_name, resolve_dtype
 from ._compat import NUMPY, device, namespace_of
 
 __all__ = ["eye_like"]
@@ -46,7 +46,6 @@ _ENUM_NAMES = (
     "INT2", "FLOAT6E2M3", "FLOAT6E3M2",
 )  # fmt: skip
 _ALLOWED = ", ".join(f"{v} {_ENUM_NAMES[v]}" for v in _TENSOR_TYPES)
-_INT64_MIN = -INT64_MAX - 1
 
 
 def _enum_label(value: int) -> str:
@@ -81,7 +80,7 @@ def _attribute_k(k: Any) -> int:
         )
         raise TypeError(msg)
     value = int(k)
-    if not _INT64_MIN <= value <= INT64_MAX:
+    if not INT64_MIN <= value <= INT64_MAX:
         msg = f"k must fit in int64 (EyeLike-9's attribute type); got {value}"
         raise ValueError(msg)
     return value

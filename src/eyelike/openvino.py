@@ -46,7 +46,6 @@ _REFUSED_TYPES = frozenset(
 )  # fmt: skip
 _ALLOWED_TYPES = ", ".join(_OUTPUT_TYPES)
 _T_NUM = ("int32", "int64")
-_INT64_MIN = -_args.INT64_MAX - 1
 
 
 def _output_dtype_name(output_type: Any) -> str:
@@ -271,7 +270,7 @@ def eye(
     batch, batch_src = _batch(batch_shape)
     _count(rows, "num_rows")
     _count(cols, "num_columns")
-    if not _INT64_MIN <= k <= _args.INT64_MAX:
+    if not _args.INT64_MIN <= k <= _args.INT64_MAX:
         msg = f"diagonal_index must fit in int64 (Eye-9's T_NUM); got {k}"
         raise ValueError(msg)
     ns, dev = _placement(
