@@ -209,8 +209,11 @@ def _onnxruntime_peers(c: Case) -> dict[str, Peer]:
     )
     model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 13)])
     model.ir_version = 8
+    options = ort.SessionOptions()
+    # Its idle threads must not spin into the next peer's timing.
+    options.add_session_config_entry("session.intra_op.allow_spinning", "0")
     session = ort.InferenceSession(
-        model.SerializeToString(), providers=["CPUExecutionProvider"]
+        model.SerializeToString(), options, providers=["CPUExecutionProvider"]
     )
     x = np.zeros((c.n, c.n), np.float32)
     return {"onnxruntime EyeLike(+Expand)": lambda: session.run(None, {"x": x})[0]}
@@ -393,6 +396,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         help="numpy: the CPU table (default); cupy: the GPU table (CUDA events)",
     )
     args = parser.parse_args(argv)
+    # Peers keep all their threads, but idle OpenMP threads (PyTorch) must
+    # not spin on the cores while the next peer is timed.
+    os.environ.setdefault("OMP_WAIT_POLICY", "PASSIVE")
     if args.backend == "cupy":
         return _main_gpu(args)
     cases = _cases()

@@ -186,8 +186,14 @@ def eye(
     except RuntimeError:  # interpreter shutting down: no new threads
         jobs = []
         parts = [(a, 0)]
-    # This thread takes the first part itself instead of waiting idle.
+    # This thread takes the first part itself instead of waiting idle, then
+    # any part no worker has started yet (the cores may be busy elsewhere,
+    # e.g. with another library's spinning threads): never slower than one
+    # thread by more than a part.
     _write(parts[0][0], k + parts[0][1], zero)
-    for job in jobs:
-        job.result()
+    for job, (view, first_row) in zip(jobs, parts[1:], strict=True):
+        if job.cancel():
+            _write(view, k + first_row, zero)
+        else:
+            job.result()
     return a
