@@ -22,6 +22,7 @@ from ._compat import device as device_of
 __all__ = [
     "INT64_MAX",
     "INT64_MIN",
+    "MAX_BATCH_DIMS",
     "batch_dims",
     "check_out",
     "check_size",
@@ -34,6 +35,7 @@ __all__ = [
 
 INT64_MAX = 2**63 - 1
 INT64_MIN = -(2**63)
+MAX_BATCH_DIMS = 62  # NumPy's 64 dimensions, less the matrix's two
 
 # The standard's numeric dtypes plus the extras a library may have.
 _STANDARD_NAMES = (
@@ -132,7 +134,7 @@ def batch_dims(value: Any, name: str = "batch_shape") -> tuple[int, ...]:
         if _is_bool_like(value):
             msg = f"{name} must hold integers, not bools; got {value!r:.80}"
             raise TypeError(msg)
-        items = value.tolist()
+        items = value.tolist() if shape[0] <= MAX_BATCH_DIMS else value
     elif isinstance(value, Sequence):
         items = value
     elif hasattr(value, "__index__"):
@@ -140,6 +142,13 @@ def batch_dims(value: Any, name: str = "batch_shape") -> tuple[int, ...]:
     else:
         msg = f"{name} must be an int or a sequence of ints; got {value!r:.80}"
         raise TypeError(msg)
+    if len(items) > MAX_BATCH_DIMS:
+        # Checked before reading the entries: a huge range would take hours.
+        msg = (
+            f"{name} has {len(items)} dimensions; at most {MAX_BATCH_DIMS} "
+            f"are supported (NumPy arrays have at most 64 dimensions)"
+        )
+        raise ValueError(msg)
     return tuple(count(v, f"{name}[{i}]") for i, v in enumerate(items))
 
 
@@ -441,11 +450,17 @@ def _physical_memory() -> int:
 
 
 def check_size(
-    shape: tuple[int, ...], itemsize: int, on_host: bool, scratch: int = 0
+    shape: tuple[int, ...],
+    itemsize: int,
+    on_host: bool,
+    scratch: int = 0,
+    byte_strides: bool = True,
 ) -> None:
     """Refuse shapes that overflow or could never be allocated.
 
-    ``scratch`` is the backend's temporary memory beyond the output.
+    ``scratch`` is the backend's temporary memory beyond the output;
+    ``byte_strides`` whether the namespace counts strides in bytes (NumPy,
+    CuPy) rather than elements (PyTorch, JAX).
     """
     n = math.prod(shape)
     if n > INT64_MAX:
@@ -456,6 +471,18 @@ def check_size(
         msg = f"output shape {shape} needs {nbytes} bytes, more than 2**63 - 1"
         raise ValueError(msg)
     if n == 0:
+        # Strides still span the nonzero dimensions: they must fit in int64.
+        if byte_strides:  # NumPy multiplies out every nonzero dimension
+            span = math.prod(d for d in shape if d) * itemsize
+        else:  # the largest element stride spans all but the first dimension
+            span = math.prod(max(d, 1) for d in shape[1:])
+        if span > INT64_MAX:
+            unit = "bytes" if byte_strides else "elements"
+            msg = (
+                f"output shape {shape} has no elements but cannot be "
+                f"represented: its strides span {span} {unit}, more than 2**63 - 1"
+            )
+            raise ValueError(msg)
         return
     nbytes += scratch
     if on_host and nbytes > _physical_memory():
@@ -464,6 +491,31 @@ def check_size(
             f"machine's {_physical_memory()} bytes of memory"
         )
         raise MemoryError(msg)
+
+
+def _strides(out: Any, ns: Namespace) -> tuple[int, ...] | None:
+    """``out``'s strides in elements, where the namespace tells them."""
+    if ns.kind == "numpy" or ns.kind == "cupy":
+        return tuple(s // out.itemsize for s in out.strides)
+    if ns.kind == "torch":
+        return tuple(out.stride())
+    return None  # array-api-strict and others copy on write: no aliasing
+
+
+def _overlaps_itself(shape: tuple[int, ...], strides: tuple[int, ...] | None) -> bool:
+    """Whether two elements may share memory (conservative: a layout that is
+    not a permutation of nested, non-overlapping strides counts as overlap)."""
+    if strides is None or math.prod(shape) <= 1:
+        return False
+    extent = 1
+    for size, stride in sorted(
+        ((n, abs(st)) for n, st in zip(shape, strides, strict=True) if n > 1),
+        key=lambda pair: pair[1],
+    ):
+        if stride < extent:
+            return True
+        extent = stride * (size - 1) + extent
+    return False
 
 
 def check_out(
@@ -485,6 +537,12 @@ def check_out(
         raise TypeError(msg)
     if out_ns.kind == "numpy" and not out.flags.writeable:
         msg = "out is read-only"
+        raise ValueError(msg)
+    if _overlaps_itself(tuple(out.shape), _strides(out, out_ns)):
+        msg = (
+            f"out has elements that share memory (strides {_strides(out, out_ns)}"
+            f" for shape {tuple(out.shape)}); it cannot hold an eye"
+        )
         raise ValueError(msg)
     if getattr(out, "requires_grad", False):
         msg = "out requires grad: autograd cannot track an in-place fill of it"

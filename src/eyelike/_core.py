@@ -51,8 +51,17 @@ def _make(
     shape = (*batch, n_rows, n_cols)
     offsets = _args.offsets(k, ns, batch, n_rows, n_cols)
     # The generic path also holds an (R, C) index difference and mask.
-    scratch = 0 if ns.kind in _NATIVE else n_rows * n_cols * 9
-    _args.check_size(shape, itemsize, _on_host(ns, dev), scratch)
+    generic = ns.kind not in _NATIVE or (
+        ns.kind == "torch" and not isinstance(offsets, int)
+    )
+    scratch = n_rows * n_cols * 9 if generic else 0
+    _args.check_size(
+        shape,
+        itemsize,
+        _on_host(ns, dev),
+        scratch,
+        byte_strides=ns.kind not in ("torch", "jax"),
+    )
     if out is not None:
         _args.check_out(out, ns, shape, dtype, dev)
 
@@ -81,7 +90,11 @@ _FAST_MAX_ELEMENTS = 1 << 16
 def _numpy_fast(n_rows: int, n_cols: int | None, k: int, dtype: Any) -> Any:
     """``eye`` of one small NumPy matrix, or None to take the general path."""
     cols = n_rows if n_cols is None else n_cols
-    if not (n_rows >= 0 and cols >= 0 and n_rows * cols <= _FAST_MAX_ELEMENTS):
+    if not (
+        0 <= n_rows <= _FAST_MAX_ELEMENTS
+        and 0 <= cols <= _FAST_MAX_ELEMENTS
+        and n_rows * cols <= _FAST_MAX_ELEMENTS
+    ):
         return None
     try:
         dt = _NUMPY_DTYPES.get(dtype)
