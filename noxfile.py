@@ -49,3 +49,11 @@ def bench(session: nox.Session) -> None:
     session.install("-e", ".[bench]", "torch==2.13.0", "jax", "onnx", "onnxruntime")
     session.install("openvino")
     session.run("eyelike", "bench", *session.posargs)
+
+
+@nox.session(default=False)
+def fuzz(session: nox.Session) -> None:
+    """The long fuzz run: the CI's bounded fuzzing, scaled up."""
+    session.install("-e", ".", *TEST_DEPS)
+    session.env["EYELIKE_FUZZ_EXAMPLES"] = "20000"
+    session.run("pytest", "tests/test_fuzz.py", *session.posargs)

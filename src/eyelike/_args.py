@@ -8,10 +8,12 @@ is allowed.
 from __future__ import annotations
 
 import functools
+import itertools
 import math
 import operator
 import os
 from collections.abc import Sequence
+from types import ModuleType
 from typing import Any
 
 import numpy as np
@@ -28,6 +30,7 @@ __all__ = [
     "check_size",
     "count",
     "dtype_name",
+    "is_integer_scalar",
     "offsets",
     "resolve_device",
     "resolve_dtype",
@@ -79,9 +82,24 @@ _ITEMSIZE = {
     "complex64": 8,
     "complex128": 16,
 }
+# What NumPy's dtype parser raises for text it cannot read.
+_DTYPE_PARSE_ERRORS = (TypeError, ValueError, SyntaxError, OverflowError)
 # dtypes whose value set has no exact 0 (or no 1): they cannot hold an eye.
 _NO_ZERO = frozenset({"float8_e8m0fnu"})
 _TORCH_WIDE_UNSIGNED = frozenset({"torch.uint16", "torch.uint32", "torch.uint64"})
+
+
+def is_integer_scalar(value: Any) -> bool:
+    """A Python or NumPy integer, not a bool and not a timedelta64 (which
+    NumPy makes an integer subclass, though it is a duration)."""
+    if isinstance(value, (bool, np.bool_, np.timedelta64)):
+        return False
+    return isinstance(value, (int, np.integer))
+
+
+def _not_data(value: Any) -> bool:
+    """A class or module given where a value belongs (e.g. ``np.float32``)."""
+    return isinstance(value, (type, ModuleType))
 
 
 def _is_bool_like(value: Any) -> bool:
@@ -97,6 +115,9 @@ def count(value: Any, name: str) -> int:
         return value
     if _is_bool_like(value):
         msg = f"{name} must be a non-negative integer, not a bool; got {value!r}"
+        raise TypeError(msg)
+    if isinstance(value, (np.timedelta64, np.datetime64)) or _not_data(value):
+        msg = f"{name} must be a non-negative integer; got {value!r:.80}"
         raise TypeError(msg)
     try:
         v = operator.index(value)
@@ -119,8 +140,10 @@ def batch_dims(value: Any, name: str = "batch_shape") -> tuple[int, ...]:
     """``batch_shape`` as a tuple of counts (an int, sequence or 1-D array)."""
     if type(value) is tuple and not value:
         return ()
-    if isinstance(value, (str, bytes)) or (
-        _is_bool_like(value) and not hasattr(value, "shape")
+    if (
+        isinstance(value, (str, bytes))
+        or _not_data(value)
+        or (_is_bool_like(value) and not hasattr(value, "shape"))
     ):
         msg = f"{name} must be an int or a sequence of ints; got {value!r:.80}"
         raise TypeError(msg)
@@ -134,7 +157,12 @@ def batch_dims(value: Any, name: str = "batch_shape") -> tuple[int, ...]:
         if _is_bool_like(value):
             msg = f"{name} must hold integers, not bools; got {value!r:.80}"
             raise TypeError(msg)
-        items = value.tolist() if shape[0] <= MAX_BATCH_DIMS else value
+        if shape[0] > MAX_BATCH_DIMS:
+            items = value
+        elif hasattr(value, "tolist"):
+            items = value.tolist()
+        else:  # e.g. array-api-strict: its 0-D entries have __index__
+            items = [value[i] for i in range(shape[0])]
     elif isinstance(value, Sequence):
         items = value
     elif hasattr(value, "__index__"):
@@ -161,11 +189,11 @@ def dtype_name(dtype: Any) -> str | None:
         return dtype
     try:
         return str(np.dtype(dtype).name)
-    except (TypeError, ValueError):
+    except _DTYPE_PARSE_ERRORS:
         pass
     # torch.float32, array_api_strict.float32, ...: the name after the dot.
-    text = str(dtype)
-    return text.rsplit(".", 1)[-1] if text[:1].isalpha() else None
+    name = str(dtype).rsplit(".", 1)[-1]
+    return name if name in _ITEMSIZE or name in _EXTRA_NAMES else None
 
 
 @functools.lru_cache(maxsize=256)
@@ -191,7 +219,7 @@ def _numpy_dtype(dtype: Any, kind: str) -> np.dtype[Any]:
         raise TypeError(msg)
     try:
         dt = np.dtype(dtype)
-    except (TypeError, ValueError):
+    except _DTYPE_PARSE_ERRORS:
         name = dtype_name(dtype)
         dt = None
         if name is not None:
@@ -202,7 +230,7 @@ def _numpy_dtype(dtype: Any, kind: str) -> np.dtype[Any]:
             except (ImportError, AttributeError, TypeError):
                 try:
                     dt = np.dtype(name)
-                except (TypeError, ValueError):
+                except _DTYPE_PARSE_ERRORS:
                     dt = None
         if dt is None:
             msg = f"dtype {dtype!r:.80} is not a dtype that {kind} knows"
@@ -243,11 +271,9 @@ def resolve_dtype(dtype: Any, ns: Namespace, device: Any) -> tuple[Any, int]:
     table = _native_table(ns, device)
     found = None
     for name, candidate in table.items():
-        try:
-            same = bool(dtype == candidate)
-        except Exception:  # a foreign dtype may refuse to compare
-            same = False
-        if same and type(dtype) is type(candidate):
+        # Compare like with like only: array-api-strict warns when its dtypes
+        # are compared with NumPy's.
+        if type(dtype) is type(candidate) and dtype == candidate:
             found = name
             break
     if found is None:
@@ -270,12 +296,19 @@ def resolve_dtype(dtype: Any, ns: Namespace, device: Any) -> tuple[Any, int]:
 # ---------------------------------------------------------------- device
 
 
+def _torch_has(torch: Any, kind: str) -> bool:
+    backend = getattr(torch.backends, kind, None) if kind == "mps" else None
+    module = backend or getattr(torch, kind, None)
+    check = getattr(module, "is_available", None)
+    return bool(check()) if callable(check) else False
+
+
 def resolve_device(device: Any, ns: Namespace) -> Any:
     """Check ``device`` for ``ns``; returns the value to pass on."""
     if device is None:
         return None
     if ns.kind == "numpy":
-        if device == "cpu":
+        if isinstance(device, str) and device == "cpu":
             return device
         msg = f"device must be None or 'cpu' for NumPy; got {device!r}"
         raise ValueError(msg)
@@ -287,8 +320,8 @@ def resolve_device(device: Any, ns: Namespace) -> Any:
         except (RuntimeError, TypeError, ValueError):
             msg = f"device {device!r} is not a torch device"
             raise ValueError(msg) from None
-        if dev.type == "cuda" and not torch.cuda.is_available():
-            msg = f"device {device!r}: this torch has no CUDA device"
+        if dev.type not in ("cpu", "meta") and not _torch_has(torch, dev.type):
+            msg = f"device {device!r}: this torch build has no {dev.type} device"
             raise ValueError(msg)
         return dev
     if ns.kind == "cupy":
@@ -355,11 +388,23 @@ def _host_k_array(k: Any) -> np.ndarray[Any, Any]:
         msg = f"k must be a rectangular sequence of integers; got {k!r:.80}"
         raise ValueError(msg) from None
     flat = arr.ravel().tolist()
-    if any(_is_bool_like(v) or not hasattr(v, "__index__") for v in flat):
+    try:
+        arr.ravel()[:] = [_index_leaf(v) for v in flat]
+    except TypeError:
         msg = f"k must hold integers only; got {k!r:.80}"
-        raise TypeError(msg)
-    arr.ravel()[:] = [operator.index(v) for v in flat]
+        raise TypeError(msg) from None
     return arr
+
+
+def _index_leaf(v: Any) -> int:
+    """One entry of a ``k`` sequence: an int or object with ``__index__``."""
+    if (
+        _is_bool_like(v)
+        or _not_data(v)
+        or isinstance(v, (np.timedelta64, np.datetime64))
+    ):
+        raise TypeError
+    return operator.index(v)
 
 
 def _clamp_host(arr: np.ndarray[Any, Any], lo: int, hi: int) -> np.ndarray[Any, Any]:
@@ -384,6 +429,9 @@ def offsets(
     """
     if type(k) is int:
         return min(max(k, -n_rows), n_cols)
+    if _not_data(k) or isinstance(k, (np.timedelta64, np.datetime64)):
+        msg = f"k must be an integer or an integer array; got {k!r:.80}"
+        raise TypeError(msg)
     is_array = hasattr(k, "shape") and not isinstance(k, np.generic)
     if not is_array and not isinstance(k, (list, tuple)):
         return _clamp_int(k, n_rows, n_cols)
@@ -454,13 +502,12 @@ def check_size(
     itemsize: int,
     on_host: bool,
     scratch: int = 0,
-    byte_strides: bool = True,
+    kind: str = "numpy",
 ) -> None:
     """Refuse shapes that overflow or could never be allocated.
 
-    ``scratch`` is the backend's temporary memory beyond the output;
-    ``byte_strides`` whether the namespace counts strides in bytes (NumPy,
-    CuPy) rather than elements (PyTorch, JAX).
+    ``scratch`` is the backend's temporary memory beyond the output; ``kind``
+    the namespace, whose own limits apply to shapes with no elements.
     """
     n = math.prod(shape)
     if n > INT64_MAX:
@@ -472,10 +519,19 @@ def check_size(
         raise ValueError(msg)
     if n == 0:
         # Strides still span the nonzero dimensions: they must fit in int64.
+        byte_strides = kind not in ("torch", "jax")
         if byte_strides:  # NumPy multiplies out every nonzero dimension
             span = math.prod(d for d in shape if d) * itemsize
         else:  # the largest element stride spans all but the first dimension
             span = math.prod(max(d, 1) for d in shape[1:])
+        # XLA aborts the process (no exception) when the dimensions before
+        # the first zero multiply past 2**60.
+        if kind == "jax" and math.prod(itertools.takewhile(bool, shape)) > 2**60:
+            msg = (
+                f"output shape {shape} has no elements but JAX cannot represent "
+                f"it: its leading dimensions multiply past 2**60"
+            )
+            raise ValueError(msg)
         if span > INT64_MAX:
             unit = "bytes" if byte_strides else "elements"
             msg = (

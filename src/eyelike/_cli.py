@@ -81,17 +81,17 @@ def _parser() -> argparse.ArgumentParser:
     return parser
 
 
-def _to_numpy(result: Any) -> np.ndarray[Any, Any]:
-    if hasattr(result, "get") and type(result).__module__.startswith("cupy"):
-        return np.asarray(result.get())
-    if hasattr(result, "compute"):
-        result = result.compute()
-    if hasattr(result, "cpu"):
-        result = result.cpu()
+def _show(result: Any) -> str:
+    """The result as NumPy prints it, or as its own library does where NumPy
+    cannot hold it (torch bfloat16, meta tensors, shapes NumPy cannot make)."""
     try:
-        return np.asarray(result)
-    except (TypeError, ValueError, RuntimeError):
-        return np.from_dlpack(result)
+        if type(result).__module__.startswith("cupy"):
+            result = result.get()
+        elif hasattr(result, "compute"):
+            result = result.compute()
+        return str(np.asarray(result))
+    except Exception:  # any conversion failure: show it natively
+        return str(result)
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -107,6 +107,13 @@ def main(argv: Sequence[str] | None = None) -> int:
         xp = importlib.import_module(BACKENDS[ns.backend])
     except ImportError as exc:
         parser.error(f"backend {ns.backend} is not installed ({exc})")
+    if ns.backend == "cupy":
+        try:
+            usable = xp.cuda.runtime.getDeviceCount() > 0
+        except Exception:  # no driver or runtime: no device
+            usable = False
+        if not usable:
+            parser.error("backend cupy: no usable CUDA device on this machine")
     device: Any = ns.device
     if device is not None and ns.backend == "cupy" and device.isdigit():
         device = xp.cuda.Device(int(device))
@@ -122,5 +129,5 @@ def main(argv: Sequence[str] | None = None) -> int:
         )
     except (TypeError, ValueError, MemoryError) as exc:
         parser.error(str(exc))
-    print(_to_numpy(result))
+    print(_show(result))
     return 0

@@ -118,7 +118,11 @@ def namespace_of(x: Any, name: str = "x") -> Namespace:
     # Cheap exact check first: NumPy arrays are by far the common case.
     if type(x) is np.ndarray:
         return NUMPY
-    if not is_array_api_obj(x) or isinstance(x, np.generic):
+    if (
+        isinstance(x, (type, ModuleType))
+        or not is_array_api_obj(x)
+        or isinstance(x, np.generic)
+    ):
         msg = f"{name} must be an array; got {type(x).__name__} {x!r:.80}"
         raise TypeError(msg)
     return namespace_of_module(array_namespace(x))

@@ -60,7 +60,7 @@ def _make(
         itemsize,
         _on_host(ns, dev),
         scratch,
-        byte_strides=ns.kind not in ("torch", "jax"),
+        kind=ns.kind,
     )
     if out is not None:
         _args.check_out(out, ns, shape, dtype, dev)
@@ -268,6 +268,13 @@ def eye_like(x: Any, /, *, k: Any = 0, dtype: Any = None, out: Any = None) -> An
             return fast
     ns = namespace_of(x, "x")
     shape = tuple(x.shape)
+    if not all(isinstance(d, int) for d in shape):
+        # Dask arrays of unknown chunk sizes report nan (or None) dimensions.
+        msg = (
+            f"x must have a known shape; got {shape} (for Dask, call "
+            f"x.compute_chunk_sizes() first)"
+        )
+        raise ValueError(msg)
     if len(shape) < 2:
         msg = f"x must have rank >= 2 (batch dims, rows, cols); got shape {shape}"
         raise ValueError(msg)

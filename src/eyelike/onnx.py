@@ -12,10 +12,14 @@ from __future__ import annotations
 
 from typing import Any
 
-import numpy as np
-
 from . import _core
-from ._args import INT64_MAX, INT64_MIN, dtype_name, resolve_dtype
+from ._args import (
+    INT64_MAX,
+    INT64_MIN,
+    dtype_name,
+    is_integer_scalar,
+    resolve_dtype,
+)
 from ._compat import NUMPY, device, namespace_of
 
 __all__ = ["eye_like"]
@@ -54,7 +58,7 @@ def _enum_label(value: int) -> str:
 
 def _output_type(dtype: Any) -> str:
     """The standard dtype name for the ``dtype`` attribute (a TensorProto enum)."""
-    if isinstance(dtype, (bool, np.bool_)) or not isinstance(dtype, (int, np.integer)):
+    if not is_integer_scalar(dtype):
         msg = (
             f"dtype must be None or a TensorProto DataType enum int "
             f"({_ALLOWED}); got {type(dtype).__name__} {dtype!r:.80}"
@@ -73,7 +77,7 @@ def _output_type(dtype: Any) -> str:
 
 def _attribute_k(k: Any) -> int:
     """``k`` as the operator's int64 attribute."""
-    if isinstance(k, (bool, np.bool_)) or not isinstance(k, (int, np.integer)):
+    if not is_integer_scalar(k):
         msg = (
             f"k must be an int (EyeLike-9's int64 attribute); got "
             f"{type(k).__name__} {k!r:.80}"

@@ -12,6 +12,7 @@ This module does not import the ``openvino`` package.
 from __future__ import annotations
 
 from collections.abc import Sequence
+from types import ModuleType
 from typing import Any
 
 import numpy as np
@@ -75,6 +76,8 @@ def _output_dtype_name(output_type: Any) -> str:
 
 
 def _is_array(value: Any) -> bool:
+    if isinstance(value, (type, ModuleType)):  # np.float32 has a .shape too
+        return False
     return hasattr(value, "shape") and not isinstance(value, np.generic)
 
 
@@ -93,6 +96,9 @@ def _scalar(value: Any, name: str) -> tuple[int, Any]:
         raise TypeError(msg)
     if isinstance(value, int):
         return int(value), None
+    if isinstance(value, (np.timedelta64, np.datetime64)):
+        msg = f"{name} must be an int32/int64 integer; got {value!r}"
+        raise TypeError(msg)
     if isinstance(value, np.generic):
         _check_t_num(value.dtype, name)
         return int(value), None
@@ -149,9 +155,7 @@ def _batch(batch_shape: Any) -> tuple[tuple[int, ...], Any]:
         raise TypeError(msg)
     dims = []
     for i, item in enumerate(items):
-        if isinstance(item, (bool, np.bool_)) or not isinstance(
-            item, (int, np.integer)
-        ):
+        if not _args.is_integer_scalar(item):
             msg = (
                 f"batch_shape[{i}] must be a non-negative int; got "
                 f"{type(item).__name__} {item!r:.80}"
