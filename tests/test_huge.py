@@ -374,6 +374,42 @@ def test_jax_zero_elements_leading_huge_dims_do_not_crash(call: str) -> None:
     assert "shape" in done.stdout or "(" in done.stdout
 
 
+@pytest.mark.xfail(
+    strict=True,
+    reason=(
+        "BUG: JAX makes an empty array at the cost of its other dimensions: "
+        "eyelike.eye(2**25, 0, xp=jax.numpy) takes about 240 MiB, "
+        "eye(2**30, 0, ...) 8 GiB and a minute, (1, 1, 2**31 - 1, 0, 0) ends "
+        "in std::bad_alloc (abort). eyelike's size check counts zero bytes "
+        "for an empty output; for JAX it should count the product of the "
+        "non-zero dimensions and refuse what the machine cannot hold"
+    ),
+)
+def test_jax_empty_output_costs_nothing() -> None:
+    pytest.importorskip("jax")
+    code = (
+        "import resource, jax.numpy as jnp, eyelike\n"
+        "jnp.zeros((2, 0))\n"
+        "before = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss\n"
+        "try:\n"
+        "    eyelike.eye(2**25, 0, xp=jnp)\n"
+        "except (ValueError, MemoryError):\n"
+        "    pass\n"
+        "after = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss\n"
+        "print((after - before) // 1024)\n"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", code],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
+    )
+    assert done.returncode == 0, done.stderr[-300:]
+    grown_mib = int(done.stdout.split()[-1])
+    assert grown_mib < 32, f"{grown_mib} MiB for an output with no elements"
+
+
 # ------------------------------------------------- absurd batch_shape lengths
 
 

@@ -127,7 +127,7 @@ def _write(a: np.ndarray[Any, Any], k: int, zero: bool) -> None:
     if not zero:
         _write_diagonal(a, k)
         return
-    if a.nbytes <= _BLOCK_BYTES or a.nbytes < _PARALLEL_BYTES // 2:
+    if a.nbytes <= _PARALLEL_BYTES // 2:
         # Small enough to stay in the last-level cache: blocks only add cost.
         a.fill(0)
         _write_diagonal(a, k)
