@@ -532,6 +532,17 @@ def check_size(
                 f"it: its leading dimensions multiply past 2**60"
             )
             raise ValueError(msg)
+        # XLA spends host memory on an empty array in proportion to the
+        # dimensions before its first zero (about 8 bytes each, more with
+        # several dimensions).
+        cost = math.prod(itertools.takewhile(bool, shape)) * 16
+        if kind == "jax" and on_host and cost > _physical_memory():
+            msg = (
+                f"output shape {shape} has no elements, but JAX needs about "
+                f"{cost} bytes to make it, more than this machine's "
+                f"{_physical_memory()} bytes of memory"
+            )
+            raise MemoryError(msg)
         if span > INT64_MAX:
             unit = "bytes" if byte_strides else "elements"
             msg = (
