@@ -12,6 +12,7 @@ import itertools
 import math
 import operator
 import os
+import warnings
 from collections.abc import Sequence
 from types import ModuleType
 from typing import Any
@@ -188,8 +189,10 @@ def dtype_name(dtype: Any) -> str | None:
     if isinstance(dtype, str):
         return dtype
     try:
-        return str(np.dtype(dtype).name)
-    except _DTYPE_PARSE_ERRORS:
+        with warnings.catch_warnings():
+            warnings.simplefilter("error", DeprecationWarning)
+            return str(np.dtype(dtype).name)
+    except (*_DTYPE_PARSE_ERRORS, DeprecationWarning):
         pass
     # torch.float32, array_api_strict.float32, ...: the name after the dot.
     name = str(dtype).rsplit(".", 1)[-1]
@@ -214,12 +217,18 @@ def _numpy_dtype_checked(dt: np.dtype[Any]) -> np.dtype[Any]:
 def _numpy_dtype(dtype: Any, kind: str) -> np.dtype[Any]:
     if dtype is None:
         return np.dtype(np.float64)
-    if isinstance(dtype, bool):
-        msg = f"dtype must be a dtype or dtype name; got {dtype!r}"
+    if isinstance(dtype, bool) or (
+        hasattr(dtype, "shape") and not isinstance(dtype, (type, np.dtype, np.generic))
+    ):
+        # NumPy would read an array's (or scalar's) dtype, with a warning.
+        msg = f"dtype must be a dtype or dtype name, not a value; got {dtype!r:.80}"
         raise TypeError(msg)
     try:
-        dt = np.dtype(dtype)
-    except _DTYPE_PARSE_ERRORS:
+        with warnings.catch_warnings():
+            # NumPy warns where it guesses (an array inside a tuple, ...).
+            warnings.simplefilter("error", DeprecationWarning)
+            dt = np.dtype(dtype)
+    except (*_DTYPE_PARSE_ERRORS, DeprecationWarning):
         name = dtype_name(dtype)
         dt = None
         if name is not None:
