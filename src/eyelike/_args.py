@@ -238,8 +238,10 @@ def _numpy_dtype(dtype: Any, kind: str) -> np.dtype[Any]:
                 dt = np.dtype(getattr(ml_dtypes, name))
             except (ImportError, AttributeError, TypeError):
                 try:
-                    dt = np.dtype(name)
-                except _DTYPE_PARSE_ERRORS:
+                    with warnings.catch_warnings():
+                        warnings.simplefilter("error", DeprecationWarning)
+                        dt = np.dtype(name)
+                except (*_DTYPE_PARSE_ERRORS, DeprecationWarning):
                     dt = None
         if dt is None:
             msg = f"dtype {dtype!r:.80} is not a dtype that {kind} knows"
@@ -393,6 +395,9 @@ def _host_k_array(k: Any) -> np.ndarray[Any, Any]:
     # dtype=object: NumPy would silently turn [2**63, -1] into floats.
     try:
         arr = np.asarray(k, dtype=object)
+    except TypeError:  # an entry NumPy cannot hold at all
+        msg = f"k must hold integers only; got {k!r:.80}"
+        raise TypeError(msg) from None
     except ValueError:
         msg = f"k must be a rectangular sequence of integers; got {k!r:.80}"
         raise ValueError(msg) from None
@@ -506,6 +511,18 @@ def _physical_memory() -> int:
         return INT64_MAX
 
 
+def _torch_storage_span(shape: tuple[int, ...]) -> int:
+    """The largest number torch computes making ``shape``: its element count
+    multiplied left to right (up to the first zero) and its strides."""
+    strides, stride = [], 1
+    for d in reversed(shape):
+        strides.append(stride)
+        stride *= max(d, 1)
+    # torch multiplies the count in unsigned 64 bits: past 2**64 - 1 it fails.
+    lead = math.prod(itertools.takewhile(bool, shape))
+    return max(lead if lead >= 2**64 else 0, *strides)
+
+
 def check_size(
     shape: tuple[int, ...],
     itemsize: int,
@@ -531,8 +548,10 @@ def check_size(
         byte_strides = kind not in ("torch", "jax")
         if byte_strides:  # NumPy multiplies out every nonzero dimension
             span = math.prod(d for d in shape if d) * itemsize
-        else:  # the largest element stride spans all but the first dimension
-            span = math.prod(max(d, 1) for d in shape[1:])
+        elif kind == "torch":  # its strides, and the storage they reach
+            span = _torch_storage_span(shape)
+        else:  # JAX arrays have no strides: only XLA's limits below
+            span = 0
         # XLA aborts the process (no exception) when the dimensions before
         # the first zero multiply past 2**60.
         if kind == "jax" and math.prod(itertools.takewhile(bool, shape)) > 2**60:

@@ -96,8 +96,11 @@ def _numpy_fast(n_rows: int, n_cols: int | None, k: int, dtype: Any) -> Any:
         and n_rows * cols <= _FAST_MAX_ELEMENTS
     ):
         return None
+    # Keyed by type too: equal-hashing dtypes of other libraries (which may
+    # warn when compared with NumPy's) never meet in the dict.
+    key = (type(dtype), dtype)
     try:
-        dt = _NUMPY_DTYPES.get(dtype)
+        dt = _NUMPY_DTYPES.get(key)
     except TypeError:  # unhashable: let the general path explain
         return None
     if dt is None:
@@ -105,7 +108,7 @@ def _numpy_fast(n_rows: int, n_cols: int | None, k: int, dtype: Any) -> Any:
             return None
         dt, _ = _args.resolve_dtype(dtype, NUMPY, None)
         if len(_NUMPY_DTYPES) < 256:
-            _NUMPY_DTYPES[dtype] = dt
+            _NUMPY_DTYPES[key] = dt
     return _numpy.eye_2d(n_rows, cols, k, dt)
 
 

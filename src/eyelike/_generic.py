@@ -31,6 +31,15 @@ def eye(
         return xp.zeros(shape, dtype=dtype, device=device) if out is None else out
     n_rows, n_cols = shape[-2:]
     index = xp.__array_namespace_info__().default_dtypes(device=device)["indexing"]
+    limit = xp.iinfo(index).max
+    if max(n_rows, n_cols) > limit:
+        # arange would wrap in a narrow index type (JAX without x64).
+        name = "n_rows" if n_rows > limit else "n_cols"
+        msg = (
+            f"{name}={max(n_rows, n_cols)} exceeds this namespace's index type "
+            f"({index}, at most {limit})"
+        )
+        raise ValueError(msg)
     rows = xp.arange(n_rows, dtype=index, device=device)
     cols = xp.arange(n_cols, dtype=index, device=device)
     diff = cols[None, :] - rows[:, None]
