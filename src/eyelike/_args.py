@@ -184,16 +184,40 @@ def batch_dims(value: Any, name: str = "batch_shape") -> tuple[int, ...]:
 # ---------------------------------------------------------------- dtypes
 
 
+def _parse(spec: Any) -> np.dtype[Any] | None:
+    """``np.dtype(spec)``, or None where NumPy cannot read it or only guesses
+    (it warns then: an array as a dtype, a deprecated alias such as 'a3')."""
+    if isinstance(spec, np.dtype):
+        return spec
+    if isinstance(spec, str):
+        return _parse_text(spec)
+    return _parse_guarded(spec)
+
+
+@functools.lru_cache(maxsize=256)
+def _parse_text(spec: str) -> np.dtype[Any] | None:
+    # Cached: the warnings filter is process-wide state, so it is swapped
+    # once per spelling rather than on every call.
+    return _parse_guarded(spec)
+
+
+def _parse_guarded(spec: Any) -> np.dtype[Any] | None:
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("error", DeprecationWarning)
+            parsed: np.dtype[Any] = np.dtype(spec)
+    except (*_DTYPE_PARSE_ERRORS, DeprecationWarning):
+        return None
+    return parsed
+
+
 def dtype_name(dtype: Any) -> str | None:
     """The standard name of a dtype given in any form, or None."""
     if isinstance(dtype, str):
         return dtype
-    try:
-        with warnings.catch_warnings():
-            warnings.simplefilter("error", DeprecationWarning)
-            return str(np.dtype(dtype).name)
-    except (*_DTYPE_PARSE_ERRORS, DeprecationWarning):
-        pass
+    parsed = _parse(dtype)
+    if parsed is not None:
+        return str(parsed.name)
     # torch.float32, array_api_strict.float32, ...: the name after the dot.
     name = str(dtype).rsplit(".", 1)[-1]
     return name if name in _ITEMSIZE or name in _EXTRA_NAMES else None
@@ -223,29 +247,19 @@ def _numpy_dtype(dtype: Any, kind: str) -> np.dtype[Any]:
         # NumPy would read an array's (or scalar's) dtype, with a warning.
         msg = f"dtype must be a dtype or dtype name, not a value; got {dtype!r:.80}"
         raise TypeError(msg)
-    try:
-        with warnings.catch_warnings():
-            # NumPy warns where it guesses (an array inside a tuple, ...).
-            warnings.simplefilter("error", DeprecationWarning)
-            dt = np.dtype(dtype)
-    except (*_DTYPE_PARSE_ERRORS, DeprecationWarning):
+    dt = _parse(dtype)
+    if dt is None:
         name = dtype_name(dtype)
-        dt = None
         if name is not None:
-            try:
+            try:  # bfloat16, float8_*, int4, ...: ml_dtypes' own names
                 import ml_dtypes
 
                 dt = np.dtype(getattr(ml_dtypes, name))
             except (ImportError, AttributeError, TypeError):
-                try:
-                    with warnings.catch_warnings():
-                        warnings.simplefilter("error", DeprecationWarning)
-                        dt = np.dtype(name)
-                except (*_DTYPE_PARSE_ERRORS, DeprecationWarning):
-                    dt = None
-        if dt is None:
-            msg = f"dtype {dtype!r:.80} is not a dtype that {kind} knows"
-            raise TypeError(msg) from None
+                dt = _parse(name)
+    if dt is None:
+        msg = f"dtype {dtype!r:.80} is not a dtype that {kind} knows"
+        raise TypeError(msg)
     dt = _numpy_dtype_checked(dt)
     if kind == "cupy" and (dt.type.__module__ == "ml_dtypes"):
         msg = f"dtype {dt.name} is not supported by CuPy"
