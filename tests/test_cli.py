@@ -92,6 +92,20 @@ def test_bench_runs_and_checks_outputs(
     assert {r["peer"] for r in rows} >= {"eyelike", "np.eye", "limit_alloc"}
 
 
+def test_bench_numpy_only_times_no_other_library(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    target = tmp_path / "bench.json"
+    code = main(["bench", "--quick", "--numpy-only", "--budget", "0",
+                 "--no-progress", "--json", str(target)])  # fmt: skip
+    assert code == 0
+    capsys.readouterr()
+    peers = {r["peer"] for r in json.loads(target.read_text())["rows"]}
+    assert peers >= {"eyelike", "eyelike.eye_like", "np.eye", "limit_alloc"}
+    assert not any(p.split(".")[0] in {"torch", "jax", "openvino"} for p in peers)
+    assert not any(p.startswith("onnxruntime") for p in peers)
+
+
 def test_gpu_bench_without_device_says_so(capsys: pytest.CaptureFixture[str]) -> None:
     from conftest import HAS_GPU
 

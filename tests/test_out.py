@@ -9,6 +9,7 @@ library wrote outside the view shows up as a changed byte.
 
 from __future__ import annotations
 
+import itertools
 from collections.abc import Callable
 from typing import Any
 
@@ -445,6 +446,10 @@ LARGE_VIEWS: list[tuple[str, tuple[int, ...], str, View, int]] = [
     ("reversed batch", (9, 2100, 2000), "C", lambda a: a[::-1, 3:-3, 5:], 4),
     ("2-D steps", (9000, 8000), "C", lambda a: a[::-1, ::2], -2),
     ("fortran", (2, 4300, 4300), "F", lambda a: a[:, 1:, :-1], 1),
+    # Short rows: these take the pool, in blocks.
+    ("short rows reversed", (9000, 60, 64), "C", lambda a: a[::-1, :, ::-1], 5),
+    ("short rows transposed", (9000, 64, 60), "C", lambda a: a.transpose(0, 2, 1), -3),
+    ("short rows 2-D steps", (1_200_000, 60), "C", lambda a: a[::-1, ::2], 1),
 ]
 
 
@@ -607,3 +612,90 @@ def test_eye_like_dtype_defaults_to_outs() -> None:
     out = np.full((2, 3, 3), 7, dtype=np.int16)
     assert eye_like(x, k=1, out=out) is out
     np.testing.assert_array_equal(out, reference((2,), 3, 3, 1))
+
+
+# ---------------------------------------- contiguous outs: memset zeroing
+
+# Contiguous NumPy outs are zeroed with memset. One case per strategy:
+# one memset then the diagonal (rows of 512 bytes or more, or all of it in
+# cache), memset block by block (short rows, past 16 MiB), the same over the
+# thread pool (past 32 MiB, batch of several axes flattened first), rows of
+# a tall 2-D out in blocks, and per-matrix k.
+CONTIGUOUS: list[tuple[str, tuple[int, ...], str, Any]] = [
+    ("long rows, one memset", (3, 600, 700), "float32", 5),
+    ("short rows in cache", (700, 40, 40), "float64", -2),
+    ("short rows, blocks", (1400, 60, 60), "float32", 1),
+    ("short rows, blocks, pool", (2, 1100, 64, 64), "float32", 0),
+    ("bool, blocks, pool", (2100, 128, 128), "bool", -1),
+    ("complex, k beyond", (2, 300, 300), "complex128", 10**6),
+    ("tall 2-D, row blocks", (600_000, 40), "uint8", 3),
+    ("per-matrix k", (64, 32, 32), "float32", "per-matrix"),
+]
+
+
+@pytest.mark.parametrize(
+    ("shape", "dtype", "k"), [pytest.param(*c[1:], id=c[0]) for c in CONTIGUOUS]
+)
+def test_contiguous_out_zeroed_by_memset_exactly_once(
+    shape: tuple[int, ...], dtype: str, k: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    calls: list[tuple[int, int]] = []
+    real = _numpy._memset
+
+    def spy(address: int, value: int, count: int) -> Any:
+        calls.append((address, count))  # list.append: safe from the pool
+        return real(address, value, count)
+
+    monkeypatch.setattr(_numpy, "_memset", spy)
+    out = _pattern(shape, dtype)
+    if k == "per-matrix":
+        k = np.arange(shape[0]) % 7 - 3
+        eye(shape[-2], shape[-1], k=k, batch_shape=shape[:-2], out=out)
+        expected = reference(shape[:-2], shape[-2], shape[-1], k.tolist())
+        np.testing.assert_array_equal(out, expected.real.astype(dtype))
+    else:
+        assert eye(shape[-2], shape[-1], k=k, batch_shape=shape[:-2], out=out) is out
+        _expected_matches(out, k)
+    # Every byte zeroed once: the blocks tile the buffer, no gap, no overlap.
+    start = out.ctypes.data
+    spans = sorted((a - start, a - start + n) for a, n in calls)
+    assert spans[0][0] == 0
+    assert spans[-1][1] == out.nbytes
+    assert all(prev[1] == nxt[0] for prev, nxt in itertools.pairwise(spans))
+    in_blocks = _numpy._in_blocks(out)
+    assert in_blocks == (len(calls) > 1)
+    assert in_blocks == (out.nbytes > 16 << 20 and out.shape[-1] * out.itemsize < 512)
+
+
+def test_small_or_strided_out_is_zeroed_by_numpy(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setattr(_numpy, "_memset", _no_memset)
+    small = _pattern((4, 5, 6), "float64")
+    eye(5, 6, batch_shape=4, k=1, out=small)
+    _expected_matches(small, 1)
+    strided = _pattern((3, 400, 400), "float32")[:, ::2, :]
+    eye(200, 400, batch_shape=3, k=-5, out=strided)
+    _expected_matches(strided, -5)
+
+
+def _no_memset(*args: Any) -> None:
+    msg = "memset on a small or non-contiguous out"
+    raise AssertionError(msg)
+
+
+def test_zero_of_every_accepted_dtype_is_all_zero_bytes() -> None:
+    # What makes memset a valid way to zero any out eyelike accepts.
+    names = [t.__name__ for t in np.sctypeDict.values() if isinstance(t, type)]
+    ml_dtypes = pytest.importorskip("ml_dtypes")
+    names += [n for n in dir(ml_dtypes) if not n.startswith("_")]
+    checked = 0
+    for name in sorted(set(names)):
+        try:
+            a = eye(1, dtype=name)
+        except (TypeError, ValueError):
+            continue
+        zero = np.frombuffer(bytes(a.dtype.itemsize), a.dtype)
+        assert zero.astype(np.complex128)[0] == 0, name
+        checked += 1
+    assert checked >= 20

@@ -9,10 +9,11 @@ import pytest
 
 CHILD_AFTER_FORK = """
 import os, sys, numpy as np, eyelike
-assert eyelike.eye(4096, 4096, dtype=np.float32).sum() == 4096  # builds the pool
+big = dict(batch_shape=2100, dtype=np.float32)  # 34 MB, short rows: the pool
+assert eyelike.eye(64, **big).sum() == 2100 * 64  # builds the pool
 pid = os.fork()
 if pid == 0:
-    ok = eyelike.eye(4096, 4096, dtype=np.float32, k=1).sum() == 4095
+    ok = eyelike.eye(64, k=1, **big).sum() == 2100 * 63
     os._exit(0 if ok else 1)
 _, status = os.waitpid(pid, 0)
 sys.exit(os.waitstatus_to_exitcode(status))
@@ -21,10 +22,10 @@ sys.exit(os.waitstatus_to_exitcode(status))
 AT_EXIT = """
 import atexit, numpy as np, eyelike
 def late():
-    assert eyelike.eye(4096, 4096, dtype=np.float32).sum() == 4096
+    assert eyelike.eye(64, batch_shape=2100, dtype=np.float32).sum() == 2100 * 64
     print("late call ok")
 atexit.register(late)
-eyelike.eye(4096, 4096, dtype=np.float32)
+eyelike.eye(64, batch_shape=2100, dtype=np.float32)  # builds the pool
 """
 
 

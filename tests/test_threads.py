@@ -59,20 +59,20 @@ def _np_tasks() -> list[Task]:
             "np medium bfloat16",
             lambda o: eyelike.eye(1600, 1500, k=7, dtype=bf16),
         ),
-        # Above the backend's threading threshold: split over eyelike's pool.
-        # Few rows, so few pages to touch: the threads overlap on real work.
+        # Above the backend's threading threshold, with short rows (a dense
+        # diagonal): split over eyelike's pool.
         Task(
             "np large uint8 (pool)",
-            lambda o: eyelike.eye(64, 600_000, k=3, dtype="uint8"),
+            lambda o: eyelike.eye(64, 70, batch_shape=(7500,), k=3, dtype="uint8"),
         ),
         Task(
             "np large batch (pool)",
-            lambda o: eyelike.eye(40, 250_000, batch_shape=(4,), k=-5, dtype="u1"),
+            lambda o: eyelike.eye(40, 50, batch_shape=(4, 4200), k=-5, dtype="u1"),
         ),
         Task(
             "np large out reversed (pool, zeroing)",
-            lambda o: eyelike.eye(48, 400_000, k=11, out=o),
-            lambda: np.full((48, 400_000), 9, dtype=np.uint16)[::-1],
+            lambda o: eyelike.eye(48, 30, batch_shape=12000, k=11, out=o),
+            lambda: np.full((12000, 48, 30), 9, dtype=np.uint16)[::-1],
         ),
         Task(
             "np out transposed",
@@ -229,16 +229,19 @@ def test_expected_values_are_right() -> None:
     )
     large = by_name["np large uint8 (pool)"]
     assert large.nbytes >= _numpy._PARALLEL_BYTES  # really takes the pool
-    assert int(np.count_nonzero(large)) == 64
-    assert large[0, 3] == 1
-    assert large[63, 66] == 1
+    assert _numpy._dense(large)
+    assert int(np.count_nonzero(large)) == 7500 * 64
+    assert large[0, 0, 3] == 1
+    assert large[-1, 63, 66] == 1
     batch = by_name["np large batch (pool)"]
     assert batch.nbytes >= _numpy._PARALLEL_BYTES
-    assert int(np.count_nonzero(batch)) == 4 * 35
+    assert int(np.count_nonzero(batch)) == 4 * 4200 * 35
     out_r = by_name["np large out reversed (pool, zeroing)"]
     assert out_r.nbytes >= _numpy._PARALLEL_BYTES
-    assert int(np.count_nonzero(out_r)) == 48
-    assert out_r[47, 58] == 1
+    assert _numpy._in_blocks(out_r)
+    assert int(np.count_nonzero(out_r)) == 12000 * 19
+    assert out_r[0, 0, 11] == 1
+    assert out_r[-1, 18, 29] == 1
     out_t = by_name["np out transposed"]
     assert out_t.shape == (2, 300, 200)
     assert int(np.count_nonzero(out_t)) == 2 * 200
@@ -280,3 +283,62 @@ def test_sixteen_threads_with_cupy() -> None:  # pragma: no cover - needs a GPU
     ]
     _run_concurrently(tasks)
     assert _cupy._kernel.cache_info().currsize <= 4
+
+
+# ------------------------------------------- the backend's own work queue
+
+
+def _busy_pool(
+    monkeypatch: pytest.MonkeyPatch, release_after: float
+) -> concurrent.futures.ThreadPoolExecutor:
+    """A one-worker pool whose worker is busy for ``release_after`` seconds."""
+    executor = concurrent.futures.ThreadPoolExecutor(1)
+    executor.submit(time.sleep, release_after)
+    monkeypatch.setattr(_numpy, "_pool", lambda: (executor, 2))
+    return executor
+
+
+def test_late_worker_leaves_all_parts_to_the_caller(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    # A worker that starts late finds the queue empty: the caller has
+    # written every part, and the call waited for the worker all the same.
+    executor = _busy_pool(monkeypatch, 0.5)
+    writers: list[str] = []
+    real = _numpy._write
+
+    def spy(*args: Any) -> None:
+        writers.append(threading.current_thread().name)
+        real(*args)
+
+    monkeypatch.setattr(_numpy, "_write", spy)
+    a = eyelike.eye(64, batch_shape=2100, k=3, dtype=np.float32)  # 34 MB
+    assert len(writers) >= 8
+    assert set(writers) == {threading.current_thread().name}
+    assert int(np.count_nonzero(a)) == 2100 * 61
+    assert bool((a[:, np.arange(61), np.arange(3, 64)] == 1).all())
+    executor.shutdown()
+
+
+def test_error_in_a_part_stops_the_queue_before_returning(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    executor = _busy_pool(monkeypatch, 0.2)
+    calls: list[float] = []
+    real = _numpy._write
+
+    def failing(*args: Any) -> None:
+        calls.append(time.perf_counter())
+        if len(calls) == 3:
+            msg = "part 3 failed"
+            raise RuntimeError(msg)
+        real(*args)
+
+    monkeypatch.setattr(_numpy, "_write", failing)
+    with pytest.raises(RuntimeError, match="part 3 failed"):
+        eyelike.eye(64, batch_shape=2100, dtype=np.float32)
+    returned = time.perf_counter()
+    assert len(calls) == 3  # the late worker took no part after the error
+    assert max(calls) < returned
+    assert executor.submit(int).result() == 0  # the worker is free again
+    executor.shutdown()

@@ -10,8 +10,10 @@ handing out and writing new memory) or, for ``out=`` cases, to
 from __future__ import annotations
 
 import argparse
+import ctypes
 import json
 import os
+import random
 import statistics
 import sys
 import time
@@ -22,7 +24,7 @@ from typing import Any
 
 import numpy as np
 
-from ._core import eye
+from ._core import eye, eye_like
 
 __all__ = ["main"]
 
@@ -93,8 +95,16 @@ def _numpy_peers(c: Case, buf: Any) -> dict[str, Peer]:
 
         peers["fill+einsum diag"] = zeros_diag_out
         peers["limit_touched"] = lambda: buf.fill(0)
+        # Not a limit of the hardware: libc's memset writes faster than
+        # NumPy's fill loop (which it is for 1-byte types only); shown so
+        # the ratios can be read against both.
+        address, nbytes = buf.ctypes.data, buf.nbytes
+        peers["limit_memset (zeros only)"] = lambda: ctypes.memset(address, 0, nbytes)
         return peers
     peers["eyelike"] = lambda: eye(n, k=k, batch_shape=c.batch, dtype=dt)
+    if c.nbytes < 1 << 16:
+        x = np.zeros(shape, dt)
+        peers["eyelike.eye_like"] = lambda: eye_like(x, k=k)
     if not c.batch:
         peers["np.eye"] = lambda: np.eye(n, n, k, dt)
     else:
@@ -227,21 +237,42 @@ def _to_numpy(result: Any) -> np.ndarray[Any, Any] | None:
     return np.asarray(result)
 
 
-def _time(fn: Peer, tiny: bool, budget: float) -> float:
-    """Median seconds per call: repeats after a warm-up (loops for tiny)."""
-    fn()
+def _sample(fn: Peer, inner: int) -> float:
+    """Seconds per call of one timed sample (``inner`` calls in a loop)."""
+    t0 = time.perf_counter()
+    for _ in range(inner):
+        r = fn()
+    seconds = (time.perf_counter() - t0) / inner
+    del r
+    return seconds
+
+
+def _time_side_by_side(peers: Sequence[Peer], tiny: bool, budget: float) -> list[float]:
+    """Median seconds per call of each peer, sampled round by round.
+
+    Every round runs each peer in turn (in a new random order), so a burst
+    of noise on this shared machine (another process, the host reclaiming
+    memory) lands on all peers alike instead of on whichever was being
+    timed. Within its turn a peer first runs once untimed: that call absorbs
+    what the previous peer left behind (the allocator's recycled or trimmed
+    memory, another library's threads still awake), so the timed call sees
+    the steady state a caller in a loop sees.
+    """
     inner = 200 if tiny else 1
-    samples: list[float] = []
+    rng = random.Random(0)
+    order = list(range(len(peers)))
+    samples: list[list[float]] = [[] for _ in peers]
     start = time.perf_counter()
-    while len(samples) < 7 or (
-        time.perf_counter() - start < budget and len(samples) < 50
+    rounds = 0
+    while rounds < 7 or (
+        time.perf_counter() - start < budget * len(peers) and rounds < 50
     ):
-        t0 = time.perf_counter()
-        for _ in range(inner):
-            r = fn()
-        samples.append((time.perf_counter() - t0) / inner)
-        del r
-    return statistics.median(samples)
+        rng.shuffle(order)
+        for j in order:
+            _sample(peers[j], inner)
+            samples[j].append(_sample(peers[j], inner))
+        rounds += 1
+    return [statistics.median(s) for s in samples]
 
 
 def _extra_memory(fn: Peer, nbytes: int) -> int:
@@ -255,46 +286,72 @@ def _extra_memory(fn: Peer, nbytes: int) -> int:
     return max(0, peak - nbytes)
 
 
-def run(cases: Sequence[Case], budget: float, progress: bool) -> list[dict[str, Any]]:
-    """Time every peer on every case; returns one row per (case, peer)."""
-    jobs: list[tuple[Case, str, Peer, Any]] = []
+def run(
+    cases: Sequence[Case], budget: float, progress: bool, others: bool = True
+) -> list[dict[str, Any]]:
+    """Time every peer on every case; returns one row per (case, peer).
+
+    ``others=False`` times eyelike against NumPy and the limits only.
+    """
+    plan: list[tuple[Case, dict[str, Peer]]] = []
     skipped: list[str] = []
     for c in cases:
         buf = np.ones(c.shape, c.dtype) if c.out else None
         peers = _numpy_peers(c, buf)
-        for extra in (_torch_peers, _jax_peers, _openvino_peers, _onnxruntime_peers):
+        extras = (_torch_peers, _jax_peers, _openvino_peers, _onnxruntime_peers)
+        for extra in extras if others else ():
             try:
                 peers.update(extra(c))
             except Exception as exc:  # noqa: PERF203 - a peer lacking the case is skipped
                 skipped.append(f"{extra.__name__[1:-6]} on {c.name}: {exc}"[:160])
-        jobs += [(c, name, fn, buf) for name, fn in peers.items()]
+        plan.append((c, peers))
     bar: Any = None
     if progress:
         try:
             from tqdm import tqdm
 
-            bar = tqdm(total=len(jobs), desc="eyelike bench", file=sys.stderr)
+            total = sum(len(p) for _, p in plan)
+            bar = tqdm(total=total, desc="eyelike bench", file=sys.stderr)
         except ImportError:
             bar = None
     rows: list[dict[str, Any]] = []
-    for c, name, fn, _buf in jobs:
-        expected = np.broadcast_to(np.eye(c.n, c.n, c.k, c.dtype), c.shape)
-        timed = fn
+    for c, peers in plan:
+        rows += _run_case(c, peers, budget)
+        if bar is not None:
+            bar.update(len(peers))
+    if bar is not None:
+        bar.close()
+    _add_ratios(rows)
+    for note in skipped:
+        print(f"skipped: {note}", file=sys.stderr)
+    return rows
+
+
+def _run_case(c: Case, peers: dict[str, Peer], budget: float) -> list[dict[str, Any]]:
+    """Check every peer's output, then time them all side by side."""
+    expected = np.broadcast_to(np.eye(c.n, c.n, c.k, c.dtype), c.shape)
+    timed: list[Peer] = []
+    for name, fn in peers.items():
+        if not name.startswith("limit"):
+            got = _to_numpy(fn())
+            if got is None or not np.array_equal(got, expected):
+                msg = f"{name} gave a wrong result on {c.name}"
+                raise AssertionError(msg)
         if c.touch:
 
-            def timed(fn: Peer = fn) -> Any:
+            def touched(fn: Peer = fn) -> Any:
                 r = fn()
                 a = _to_numpy(r)
                 if a is not None and a.flags.writeable:
                     _touch(a)
                 return r
 
-        if not name.startswith("limit"):
-            got = _to_numpy(fn())
-            if got is None or not np.array_equal(got, expected):
-                msg = f"{name} gave a wrong result on {c.name}"
-                raise AssertionError(msg)
-        seconds = _time(timed, tiny=c.nbytes < 1 << 16, budget=budget)
+            timed.append(touched)
+        else:
+            timed.append(fn)
+    medians = _time_side_by_side(timed, tiny=c.nbytes < 1 << 16, budget=budget)
+    rows = []
+    for (name, fn), seconds in zip(peers.items(), medians, strict=True):
         row = {
             "case": c.name,
             "peer": name,
@@ -305,13 +362,6 @@ def run(cases: Sequence[Case], budget: float, progress: bool) -> list[dict[str, 
         if name == "eyelike" and c.nbytes >= 1 << 20:
             row["extra_bytes"] = _extra_memory(fn, 0 if c.out else c.nbytes)
         rows.append(row)
-        if bar is not None:
-            bar.update()
-    if bar is not None:
-        bar.close()
-    _add_ratios(rows)
-    for note in skipped:
-        print(f"skipped: {note}", file=sys.stderr)
     return rows
 
 
@@ -388,6 +438,11 @@ def main(argv: Sequence[str] | None = None) -> int:
         "--budget", type=float, default=0.5, help="seconds per timing (default 0.5)"
     )
     parser.add_argument("--quick", action="store_true", help="small cases only")
+    parser.add_argument(
+        "--numpy-only",
+        action="store_true",
+        help="no other libraries: eyelike against NumPy and the limits only",
+    )
     parser.add_argument("--no-progress", action="store_true")
     parser.add_argument(
         "--backend",
@@ -404,7 +459,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     cases = _cases()
     if args.quick:
         cases = [c for c in cases if c.nbytes < 1 << 22]
-    rows = run(cases, args.budget, progress=not args.no_progress)
+    rows = run(cases, args.budget, not args.no_progress, not args.numpy_only)
     cores = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else 0
     print(f"eyelike bench: {cores} cores, numpy {np.__version__}")
     print(_table(rows))

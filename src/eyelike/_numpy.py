@@ -1,14 +1,24 @@
 """The NumPy backend: allocate zeroed memory, then write each diagonal
 through one strided view (no Python loop over matrices).
 
-Large outputs are split over the machine's cores: NumPy releases the GIL in
-fills and strided assignments, so the page faults of a fresh output (and the
-zeroing of an ``out``) proceed in parallel.
+Large outputs with short rows (a dense diagonal) are split over the
+machine's cores from a shared queue of small parts: NumPy releases the GIL
+in fills and strided assignments, so the page faults of a fresh output (and
+the block-by-block zeroing of an ``out``) proceed in parallel.
+
+An ``out`` is zeroed with the C library's ``memset`` where it is contiguous:
+NumPy's ``fill`` is a plain store loop for every type wider than a byte,
+while ``memset`` uses the CPU's fast string stores and, past the last-level
+cache, streams around it; measured with ``eyelike bench`` it writes 2-2.5x
+faster. Every dtype eyelike accepts has zero as all-zero bytes (the one
+that does not, float8_e8m0fnu, is refused up front).
 """
 
 from __future__ import annotations
 
 import concurrent.futures
+import contextlib
+import ctypes
 import itertools
 import os
 import threading
@@ -24,8 +34,17 @@ __all__ = ["eye", "eye_2d"]
 # up to 32 MiB), already in cache, where a second thread only adds overhead;
 # larger ones are fresh pages whose first-touch faults run in parallel.
 _PARALLEL_BYTES = 32 << 20
-# Zeroing an ``out`` goes in blocks that stay in L2 for the diagonal write.
-_BLOCK_BYTES = 1 << 20
+# The pool's parts: at least this many a core and at most this large, so a
+# late or slow worker holds up only a small one.
+_PARTS_PER_CORE = 4
+_PART_BYTES = 4 << 20
+# Zeroing block by block (see _in_blocks): blocks that stay in L2.
+_BLOCK_BYTES = 2 << 20
+_DENSE_ROW_BYTES = 512
+# Below this a memset call (about 1 us through ctypes) costs more than it saves.
+_MEMSET_BYTES = 1 << 16
+# ctypes releases the GIL for the call, so parts zero in parallel.
+_memset = ctypes.memset
 
 
 _POOL_LOCK = threading.Lock()
@@ -118,23 +137,42 @@ def _write_diagonal(a: np.ndarray[Any, Any], k: int) -> None:
         diag[...] = one
 
 
-def _write(a: np.ndarray[Any, Any], k: int, zero: bool) -> None:
-    """Zero ``a`` if asked, then write its diagonal ``k``.
+def _zero(a: np.ndarray[Any, Any]) -> None:
+    """Set every element of ``a`` to zero (``memset`` where contiguous)."""
+    if a.nbytes >= _MEMSET_BYTES and a.flags.c_contiguous:
+        _memset(a.ctypes.data, 0, a.nbytes)
+    else:
+        a.fill(0)
 
-    Zeroing goes block by block, each block's diagonal written while the
-    block is still in cache: one pass over memory instead of two.
+
+def _dense(a: np.ndarray[Any, Any]) -> bool:
+    """Whether rows are short enough to put the diagonal in many cache lines."""
+    return bool(a.shape[-1] * a.itemsize < _DENSE_ROW_BYTES)
+
+
+def _in_blocks(a: np.ndarray[Any, Any]) -> bool:
+    """Whether to zero ``a`` block by block, not with one memset.
+
+    Where the diagonal is dense (short rows put it in one cache line of
+    every few) and ``a`` outgrows half a server's last-level cache, a
+    diagonal written after one big memset would miss the cache on each of
+    those lines; written block by block it hits.
     """
+    return _dense(a) and a.nbytes > _PARALLEL_BYTES // 2
+
+
+def _write(a: np.ndarray[Any, Any], k: int, zero: bool, blocks: bool) -> None:
+    """Zero ``a`` if asked (in cache-sized blocks if ``blocks``), then write
+    its diagonal ``k``."""
     if not zero:
         _write_diagonal(a, k)
-        return
-    if a.nbytes <= _PARALLEL_BYTES // 2:
-        # Small enough to stay in the last-level cache: blocks only add cost.
-        a.fill(0)
+    elif not blocks or a.nbytes <= _BLOCK_BYTES:
+        _zero(a)
         _write_diagonal(a, k)
-        return
-    for block, first_row in _split(a, -(-a.nbytes // _BLOCK_BYTES)):
-        block.fill(0)
-        _write_diagonal(block, k + first_row)
+    else:
+        for block, first_row in _split(a, -(-a.nbytes // _BLOCK_BYTES)):
+            _zero(block)
+            _write_diagonal(block, k + first_row)
 
 
 def _split(
@@ -171,29 +209,69 @@ def eye(
     zero = out is not None
     if not isinstance(k, int):
         if zero:
-            a.fill(0)
+            _zero(a)
         if a.size:
             _fill_per_matrix(a, k)
         return a
-    pool = _pool() if a.nbytes >= _PARALLEL_BYTES else None
+    dense = _dense(a)
+    blocks = zero and a.size > 0 and _in_blocks(a)
+    # Threads pay off only where the diagonal is dense (measured with
+    # `eyelike bench`): for the page faults of a fresh output and for
+    # block-by-block zeroing. One memset saturates memory on its own, and
+    # with long rows the parallel page faults lost to one thread.
+    parallel = a.nbytes >= _PARALLEL_BYTES and dense
+    pool = _pool() if parallel else None
     if pool is None or a.size == 0:
-        _write(a, k, zero)
+        _write(a, k, zero, blocks)
         return a
     executor, cores = pool
-    parts = _split(a, cores)
-    try:
-        jobs = [executor.submit(_write, v, k + r, zero) for v, r in parts[1:]]
-    except RuntimeError:  # interpreter shutting down: no new threads
-        jobs = []
-        parts = [(a, 0)]
-    # This thread takes the first part itself instead of waiting idle, then
-    # any part no worker has started yet (the cores may be busy elsewhere,
-    # e.g. with another library's spinning threads): never slower than one
-    # thread by more than a part.
-    _write(parts[0][0], k + parts[0][1], zero)
-    for job, (view, first_row) in zip(jobs, parts[1:], strict=True):
-        if job.cancel():
-            _write(view, k + first_row, zero)
-        else:
-            job.result()
+    count = max(cores * _PARTS_PER_CORE, a.nbytes // _PART_BYTES)
+    if a.ndim > 3 and a.flags.c_contiguous:
+        # One batch axis: parts and blocks are then whole, adjacent matrices.
+        parts = _split(a.reshape(-1, *a.shape[-2:]), count)
+    else:
+        parts = _split(a, count)
+    _parallel(executor, cores, parts, k, zero, blocks)
     return a
+
+
+def _parallel(
+    executor: concurrent.futures.ThreadPoolExecutor,
+    cores: int,
+    parts: list[tuple[np.ndarray[Any, Any], int]],
+    k: int,
+    zero: bool,
+    blocks: bool,
+) -> None:
+    """Write ``parts`` from a shared queue: this thread and ``cores - 1`` workers.
+
+    Several parts a core, taken as each thread comes free: when a core is
+    busy elsewhere (another process, another library's threads), its worker
+    starts late or runs slowly and the others take its share, instead of
+    the whole call waiting on one late half.
+    """
+    lock = threading.Lock()
+    todo = iter(parts)
+
+    def drain() -> None:
+        while True:
+            with lock:
+                item = next(todo, None)
+            if item is None:
+                return
+            _write(item[0], k + item[1], zero, blocks)
+
+    jobs: list[concurrent.futures.Future[None]] = []
+    # At interpreter shutdown no new threads start: this thread does it all.
+    with contextlib.suppress(RuntimeError):
+        jobs.extend(executor.submit(drain) for _ in range(cores - 1))
+    try:
+        drain()
+    finally:
+        with lock:  # on an error here, the workers stop after their part
+            for _ in todo:
+                pass
+        # Return only once no worker can still write into the array.
+        concurrent.futures.wait(jobs)
+    for job in jobs:
+        job.result()
