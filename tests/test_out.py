@@ -436,9 +436,8 @@ def test_numpy_strided_out_per_matrix_k(
     _fill_view(base_shape, order, view, np.dtype(np.float32), k)
 
 
-# Views above the NumPy backend's threading threshold: the threaded path
-# (split over the pool, each part zeroed block by block) must honour every
-# stride too.
+# Views above the NumPy backend's threading threshold (those with short rows
+# split over the pool) must have every stride honoured too.
 LARGE_VIEWS: list[tuple[str, tuple[int, ...], str, View, int]] = [
     ("reversed rows", (3, 3200, 4000), "C", lambda a: a[:, ::-1, :], 37),
     ("transposed", (3, 4000, 3200), "C", lambda a: a.transpose(0, 2, 1), -1201),
@@ -446,7 +445,7 @@ LARGE_VIEWS: list[tuple[str, tuple[int, ...], str, View, int]] = [
     ("reversed batch", (9, 2100, 2000), "C", lambda a: a[::-1, 3:-3, 5:], 4),
     ("2-D steps", (9000, 8000), "C", lambda a: a[::-1, ::2], -2),
     ("fortran", (2, 4300, 4300), "F", lambda a: a[:, 1:, :-1], 1),
-    # Short rows: these take the pool, in blocks.
+    # Short rows: these take the pool.
     ("short rows reversed", (9000, 60, 64), "C", lambda a: a[::-1, :, ::-1], 5),
     ("short rows transposed", (9000, 64, 60), "C", lambda a: a.transpose(0, 2, 1), -3),
     ("short rows 2-D steps", (1_200_000, 60), "C", lambda a: a[::-1, ::2], 1),
@@ -616,19 +615,18 @@ def test_eye_like_dtype_defaults_to_outs() -> None:
 
 # ---------------------------------------- contiguous outs: memset zeroing
 
-# Contiguous NumPy outs are zeroed with memset. One case per strategy:
-# one memset then the diagonal (rows of 512 bytes or more, or all of it in
-# cache), memset block by block (short rows, past 16 MiB), the same over the
-# thread pool (past 32 MiB, batch of several axes flattened first), rows of
-# a tall 2-D out in blocks, and per-matrix k.
+# Contiguous NumPy outs are zeroed with memset: one call for the whole out,
+# or one a core where the pool takes it (past 32 MiB with rows under 512
+# bytes), a batch of several axes flattened first; per-matrix k too.
 CONTIGUOUS: list[tuple[str, tuple[int, ...], str, Any]] = [
-    ("long rows, one memset", (3, 600, 700), "float32", 5),
+    ("long rows", (3, 600, 700), "float32", 5),
     ("short rows in cache", (700, 40, 40), "float64", -2),
-    ("short rows, blocks", (1400, 60, 60), "float32", 1),
-    ("short rows, blocks, pool", (2, 1100, 64, 64), "float32", 0),
-    ("bool, blocks, pool", (2100, 128, 128), "bool", -1),
+    ("short rows, one thread", (1400, 60, 60), "float32", 1),
+    ("short rows, pool", (2, 1100, 64, 64), "float32", 0),
+    ("bool, pool", (2100, 128, 128), "bool", -1),
+    ("long rows past 32 MiB, one thread", (2, 2100, 2100), "float32", -4),
     ("complex, k beyond", (2, 300, 300), "complex128", 10**6),
-    ("tall 2-D, row blocks", (600_000, 40), "uint8", 3),
+    ("tall 2-D, pool", (600_000, 60), "uint8", 3),
     ("per-matrix k", (64, 32, 32), "float32", "per-matrix"),
 ]
 
@@ -648,7 +646,8 @@ def test_contiguous_out_zeroed_by_memset_exactly_once(
 
     monkeypatch.setattr(_numpy, "_memset", spy)
     out = _pattern(shape, dtype)
-    if k == "per-matrix":
+    per_matrix = k == "per-matrix"
+    if per_matrix:
         k = np.arange(shape[0]) % 7 - 3
         eye(shape[-2], shape[-1], k=k, batch_shape=shape[:-2], out=out)
         expected = reference(shape[:-2], shape[-2], shape[-1], k.tolist())
@@ -662,9 +661,9 @@ def test_contiguous_out_zeroed_by_memset_exactly_once(
     assert spans[0][0] == 0
     assert spans[-1][1] == out.nbytes
     assert all(prev[1] == nxt[0] for prev, nxt in itertools.pairwise(spans))
-    in_blocks = _numpy._in_blocks(out)
-    assert in_blocks == (len(calls) > 1)
-    assert in_blocks == (out.nbytes > 16 << 20 and out.shape[-1] * out.itemsize < 512)
+    pool = _numpy._pool()
+    pooled = out.nbytes >= 32 << 20 and out.shape[-1] * out.itemsize < 512
+    assert len(calls) == (pool[1] if pooled and pool and not per_matrix else 1)
 
 
 def test_small_or_strided_out_is_zeroed_by_numpy(

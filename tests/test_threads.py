@@ -238,7 +238,7 @@ def test_expected_values_are_right() -> None:
     assert int(np.count_nonzero(batch)) == 4 * 4200 * 35
     out_r = by_name["np large out reversed (pool, zeroing)"]
     assert out_r.nbytes >= _numpy._PARALLEL_BYTES
-    assert _numpy._in_blocks(out_r)
+    assert _numpy._dense(out_r)
     assert int(np.count_nonzero(out_r)) == 12000 * 19
     assert out_r[0, 0, 11] == 1
     assert out_r[-1, 18, 29] == 1

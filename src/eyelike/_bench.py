@@ -1,9 +1,11 @@
 """``eyelike bench``: eyelike against its peers and the memory limit.
 
 One process, one run, side by side. Every output is checked against NumPy
-before it is timed; times are medians of repeats after a warm-up. Ratios are
-to ``limit_alloc`` (a fresh ``np.empty`` filled with zeros: the cost of
-handing out and writing new memory) or, for ``out=`` cases, to
+before it is timed. The peers of a case are timed round by round, in a new
+random order each round; times are medians over the rounds, and ratios are
+medians of each round's ratio, so the machine's drifting load cancels out.
+Ratios are to ``limit_alloc`` (a fresh ``np.empty`` filled with zeros: the
+cost of handing out and writing new memory) or, for ``out=`` cases, to
 ``limit_touched`` (``fill(0)`` of an already-touched buffer, one core).
 """
 
@@ -247,15 +249,18 @@ def _sample(fn: Peer, inner: int) -> float:
     return seconds
 
 
-def _time_side_by_side(peers: Sequence[Peer], tiny: bool, budget: float) -> list[float]:
-    """Median seconds per call of each peer, sampled round by round.
+def _time_side_by_side(
+    peers: Sequence[Peer], tiny: bool, budget: float
+) -> list[list[float]]:
+    """Seconds per call of each peer, one sample a round.
 
     Every round runs each peer in turn (in a new random order), so a burst
     of noise on this shared machine (another process, the host reclaiming
-    memory) lands on all peers alike instead of on whichever was being
-    timed. Within its turn a peer first runs once untimed: that call absorbs
-    what the previous peer left behind (the allocator's recycled or trimmed
-    memory, another library's threads still awake), so the timed call sees
+    memory, another tenant's memory traffic) lands on all peers alike
+    instead of on whichever was being timed, and the samples of one round
+    can be compared pairwise. Within its turn a peer first runs once
+    untimed: that call absorbs what the previous peer left behind (the
+    allocator's recycled or trimmed memory, caches), so the timed call sees
     the steady state a caller in a loop sees.
     """
     inner = 200 if tiny else 1
@@ -272,7 +277,12 @@ def _time_side_by_side(peers: Sequence[Peer], tiny: bool, budget: float) -> list
             _sample(peers[j], inner)
             samples[j].append(_sample(peers[j], inner))
         rounds += 1
-    return [statistics.median(s) for s in samples]
+    return samples
+
+
+def _paired(mine: list[float], theirs: list[float]) -> float:
+    """Median over rounds of the ratio of two peers' samples of one round."""
+    return statistics.median(a / b for a, b in zip(mine, theirs, strict=True))
 
 
 def _extra_memory(fn: Peer, nbytes: int) -> int:
@@ -321,7 +331,6 @@ def run(
             bar.update(len(peers))
     if bar is not None:
         bar.close()
-    _add_ratios(rows)
     for note in skipped:
         print(f"skipped: {note}", file=sys.stderr)
     return rows
@@ -349,31 +358,29 @@ def _run_case(c: Case, peers: dict[str, Peer], budget: float) -> list[dict[str, 
             timed.append(touched)
         else:
             timed.append(fn)
-    medians = _time_side_by_side(timed, tiny=c.nbytes < 1 << 16, budget=budget)
+    samples = dict(
+        zip(peers, _time_side_by_side(timed, c.nbytes < 1 << 16, budget), strict=True)
+    )
+    limit = samples.get("limit_touched", samples.get("limit_alloc"))
     rows = []
-    for (name, fn), seconds in zip(peers.items(), medians, strict=True):
+    for name, fn in peers.items():
+        seconds = statistics.median(samples[name])
         row = {
             "case": c.name,
             "peer": name,
             "median_s": seconds,
             "GB_per_s": c.nbytes / seconds / 1e9,
+            # Ratios pair the samples of each round: drift between rounds
+            # (the machine's load) cancels out.
+            "x_limit": None if limit is None else _paired(samples[name], limit),
+            "x_eyelike": _paired(samples[name], samples["eyelike"]),
+            "rounds": len(samples[name]),
             **{f"case_{k}": v for k, v in asdict(c).items()},
         }
         if name == "eyelike" and c.nbytes >= 1 << 20:
             row["extra_bytes"] = _extra_memory(fn, 0 if c.out else c.nbytes)
         rows.append(row)
     return rows
-
-
-def _add_ratios(rows: list[dict[str, Any]]) -> None:
-    by_case: dict[str, dict[str, float]] = {}
-    for r in rows:
-        by_case.setdefault(r["case"], {})[r["peer"]] = r["median_s"]
-    for r in rows:
-        times = by_case[r["case"]]
-        limit = times.get("limit_touched", times.get("limit_alloc"))
-        r["x_limit"] = r["median_s"] / limit if limit else None
-        r["x_eyelike"] = r["median_s"] / times["eyelike"]
 
 
 def _table(rows: list[dict[str, Any]]) -> str:

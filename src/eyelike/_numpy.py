@@ -2,9 +2,9 @@
 through one strided view (no Python loop over matrices).
 
 Large outputs with short rows (a dense diagonal) are split over the
-machine's cores from a shared queue of small parts: NumPy releases the GIL
-in fills and strided assignments, so the page faults of a fresh output (and
-the block-by-block zeroing of an ``out``) proceed in parallel.
+machine's cores from a shared queue of parts: NumPy releases the GIL in
+strided assignments and ctypes in ``memset``, so the page faults of a fresh
+output (and the zeroing of an ``out``) proceed in parallel.
 
 An ``out`` is zeroed with the C library's ``memset`` where it is contiguous:
 NumPy's ``fill`` is a plain store loop for every type wider than a byte,
@@ -34,12 +34,11 @@ __all__ = ["eye", "eye_2d"]
 # up to 32 MiB), already in cache, where a second thread only adds overhead;
 # larger ones are fresh pages whose first-touch faults run in parallel.
 _PARALLEL_BYTES = 32 << 20
-# The pool's parts: at least this many a core and at most this large, so a
-# late or slow worker holds up only a small one.
+# The pool's parts for a fresh output: at least this many a core and at most
+# this large, so a late or slow worker holds up only a small one.
 _PARTS_PER_CORE = 4
 _PART_BYTES = 4 << 20
-# Zeroing block by block (see _in_blocks): blocks that stay in L2.
-_BLOCK_BYTES = 2 << 20
+# Rows shorter than this put the diagonal in one cache line of every few.
 _DENSE_ROW_BYTES = 512
 # Below this a memset call (about 1 us through ctypes) costs more than it saves.
 _MEMSET_BYTES = 1 << 16
@@ -150,29 +149,11 @@ def _dense(a: np.ndarray[Any, Any]) -> bool:
     return bool(a.shape[-1] * a.itemsize < _DENSE_ROW_BYTES)
 
 
-def _in_blocks(a: np.ndarray[Any, Any]) -> bool:
-    """Whether to zero ``a`` block by block, not with one memset.
-
-    Where the diagonal is dense (short rows put it in one cache line of
-    every few) and ``a`` outgrows half a server's last-level cache, a
-    diagonal written after one big memset would miss the cache on each of
-    those lines; written block by block it hits.
-    """
-    return _dense(a) and a.nbytes > _PARALLEL_BYTES // 2
-
-
-def _write(a: np.ndarray[Any, Any], k: int, zero: bool, blocks: bool) -> None:
-    """Zero ``a`` if asked (in cache-sized blocks if ``blocks``), then write
-    its diagonal ``k``."""
-    if not zero:
-        _write_diagonal(a, k)
-    elif not blocks or a.nbytes <= _BLOCK_BYTES:
+def _write(a: np.ndarray[Any, Any], k: int, zero: bool) -> None:
+    """Zero ``a`` if asked, then write its diagonal ``k``."""
+    if zero:
         _zero(a)
-        _write_diagonal(a, k)
-    else:
-        for block, first_row in _split(a, -(-a.nbytes // _BLOCK_BYTES)):
-            _zero(block)
-            _write_diagonal(block, k + first_row)
+    _write_diagonal(a, k)
 
 
 def _split(
@@ -213,25 +194,24 @@ def eye(
         if a.size:
             _fill_per_matrix(a, k)
         return a
-    dense = _dense(a)
-    blocks = zero and a.size > 0 and _in_blocks(a)
     # Threads pay off only where the diagonal is dense (measured with
-    # `eyelike bench`): for the page faults of a fresh output and for
-    # block-by-block zeroing. One memset saturates memory on its own, and
-    # with long rows the parallel page faults lost to one thread.
-    parallel = a.nbytes >= _PARALLEL_BYTES and dense
-    pool = _pool() if parallel else None
+    # `eyelike bench`; with long rows one thread did as well or better).
+    pool = _pool() if a.nbytes >= _PARALLEL_BYTES and _dense(a) else None
     if pool is None or a.size == 0:
-        _write(a, k, zero, blocks)
+        _write(a, k, zero)
         return a
     executor, cores = pool
-    count = max(cores * _PARTS_PER_CORE, a.nbytes // _PART_BYTES)
+    # A fresh output: many small parts, whose page faults run in parallel.
+    # An out: one part a core, each a single memset large enough to stream
+    # past the caches, then its diagonal (the cache misses of a dense
+    # diagonal overlap across cores).
+    count = cores if zero else max(cores * _PARTS_PER_CORE, a.nbytes // _PART_BYTES)
     if a.ndim > 3 and a.flags.c_contiguous:
-        # One batch axis: parts and blocks are then whole, adjacent matrices.
+        # One batch axis: parts are then whole, adjacent matrices.
         parts = _split(a.reshape(-1, *a.shape[-2:]), count)
     else:
         parts = _split(a, count)
-    _parallel(executor, cores, parts, k, zero, blocks)
+    _parallel(executor, cores, parts, k, zero)
     return a
 
 
@@ -241,7 +221,6 @@ def _parallel(
     parts: list[tuple[np.ndarray[Any, Any], int]],
     k: int,
     zero: bool,
-    blocks: bool,
 ) -> None:
     """Write ``parts`` from a shared queue: this thread and ``cores - 1`` workers.
 
@@ -259,7 +238,7 @@ def _parallel(
                 item = next(todo, None)
             if item is None:
                 return
-            _write(item[0], k + item[1], zero, blocks)
+            _write(item[0], k + item[1], zero)
 
     jobs: list[concurrent.futures.Future[None]] = []
     # At interpreter shutdown no new threads start: this thread does it all.
