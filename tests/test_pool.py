@@ -9,11 +9,12 @@ import pytest
 
 CHILD_AFTER_FORK = """
 import os, sys, numpy as np, eyelike
-big = dict(batch_shape=2100, dtype=np.float32)  # 34 MB, short rows: the pool
-assert eyelike.eye(64, **big).sum() == 2100 * 64  # builds the pool
+def big():  # an out of 34 MB with short rows: split over the pool
+    return dict(batch_shape=2100, out=np.ones((2100, 64, 64), np.float32))
+assert eyelike.eye(64, **big()).sum() == 2100 * 64  # builds the pool
 pid = os.fork()
 if pid == 0:
-    ok = eyelike.eye(64, k=1, **big).sum() == 2100 * 63
+    ok = eyelike.eye(64, k=1, **big()).sum() == 2100 * 63
     os._exit(0 if ok else 1)
 _, status = os.waitpid(pid, 0)
 sys.exit(os.waitstatus_to_exitcode(status))
@@ -22,10 +23,11 @@ sys.exit(os.waitstatus_to_exitcode(status))
 AT_EXIT = """
 import atexit, numpy as np, eyelike
 def late():
-    assert eyelike.eye(64, batch_shape=2100, dtype=np.float32).sum() == 2100 * 64
+    out = np.ones((2100, 64, 64), np.float32)  # 34 MB, short rows: the pool
+    assert eyelike.eye(64, batch_shape=2100, out=out).sum() == 2100 * 64
     print("late call ok")
 atexit.register(late)
-eyelike.eye(64, batch_shape=2100, dtype=np.float32)  # builds the pool
+eyelike.eye(64, batch_shape=2100, out=np.ones((2100, 64, 64), np.float32))
 """
 
 

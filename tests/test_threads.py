@@ -3,8 +3,8 @@
 Every task runs once on the main thread first (the expected value), then
 again from 16 worker threads released together by a barrier, several rounds
 each, mixing backends (NumPy, PyTorch, JAX, array-api-strict), dtypes,
-shapes (NumPy outputs over the backend's threading threshold, 32 MiB, are
-split over its own thread pool too),
+shapes (NumPy outs over the backend's threading threshold, 32 MiB, with
+short rows are split over its own thread pool too),
 per-matrix offsets and ``out=`` buffers that belong to one thread each.
 NumPy results must match bit for bit; the others after ``to_numpy``.
 """
@@ -59,15 +59,20 @@ def _np_tasks() -> list[Task]:
             "np medium bfloat16",
             lambda o: eyelike.eye(1600, 1500, k=7, dtype=bf16),
         ),
-        # Above the backend's threading threshold, with short rows (a dense
-        # diagonal): split over eyelike's pool.
         Task(
-            "np large uint8 (pool)",
+            "np large uint8",
             lambda o: eyelike.eye(64, 70, batch_shape=(7500,), k=3, dtype="uint8"),
         ),
         Task(
-            "np large batch (pool)",
+            "np large batch",
             lambda o: eyelike.eye(40, 50, batch_shape=(4, 4200), k=-5, dtype="u1"),
+        ),
+        # Outs above the backend's threading threshold, with short rows (a
+        # dense diagonal): split over eyelike's own pool.
+        Task(
+            "np large out (pool, memset)",
+            lambda o: eyelike.eye(64, batch_shape=2100, k=-2, out=o),
+            lambda: np.full((2100, 64, 64), 9, dtype=np.float32),
         ),
         Task(
             "np large out reversed (pool, zeroing)",
@@ -227,15 +232,17 @@ def test_expected_values_are_right() -> None:
         by_name["np per-matrix k"],
         reference((2, 3), 9, 11, [[0, 5, -7], [2**40, -(2**40), 1]]),
     )
-    large = by_name["np large uint8 (pool)"]
-    assert large.nbytes >= _numpy._PARALLEL_BYTES  # really takes the pool
-    assert _numpy._dense(large)
+    large = by_name["np large uint8"]
     assert int(np.count_nonzero(large)) == 7500 * 64
     assert large[0, 0, 3] == 1
     assert large[-1, 63, 66] == 1
-    batch = by_name["np large batch (pool)"]
-    assert batch.nbytes >= _numpy._PARALLEL_BYTES
+    batch = by_name["np large batch"]
     assert int(np.count_nonzero(batch)) == 4 * 4200 * 35
+    out_c = by_name["np large out (pool, memset)"]
+    assert out_c.nbytes >= _numpy._PARALLEL_BYTES  # really takes the pool
+    assert _numpy._dense(out_c)
+    assert int(np.count_nonzero(out_c)) == 2100 * 62
+    assert out_c[-1, 63, 61] == 1
     out_r = by_name["np large out reversed (pool, zeroing)"]
     assert out_r.nbytes >= _numpy._PARALLEL_BYTES
     assert _numpy._dense(out_r)
@@ -298,6 +305,13 @@ def _busy_pool(
     return executor
 
 
+def _pooled_out() -> np.ndarray[Any, Any]:
+    """An out the backend splits over its pool: 34 MB, rows of 256 bytes."""
+    out = np.full((2100, 64, 64), 9, dtype=np.float32)
+    assert out.nbytes >= _numpy._PARALLEL_BYTES
+    return out
+
+
 def test_late_worker_leaves_all_parts_to_the_caller(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
@@ -312,9 +326,8 @@ def test_late_worker_leaves_all_parts_to_the_caller(
         real(*args)
 
     monkeypatch.setattr(_numpy, "_write", spy)
-    a = eyelike.eye(64, batch_shape=2100, k=3, dtype=np.float32)  # 34 MB
-    assert len(writers) >= 8
-    assert set(writers) == {threading.current_thread().name}
+    a = eyelike.eye(64, batch_shape=2100, k=3, out=_pooled_out())
+    assert writers == [threading.current_thread().name] * 2
     assert int(np.count_nonzero(a)) == 2100 * 61
     assert bool((a[:, np.arange(61), np.arange(3, 64)] == 1).all())
     executor.shutdown()
@@ -329,16 +342,14 @@ def test_error_in_a_part_stops_the_queue_before_returning(
 
     def failing(*args: Any) -> None:
         calls.append(time.perf_counter())
-        if len(calls) == 3:
-            msg = "part 3 failed"
+        if len(calls) == 1:
+            msg = "part 1 failed"
             raise RuntimeError(msg)
         real(*args)
 
     monkeypatch.setattr(_numpy, "_write", failing)
-    with pytest.raises(RuntimeError, match="part 3 failed"):
-        eyelike.eye(64, batch_shape=2100, dtype=np.float32)
-    returned = time.perf_counter()
-    assert len(calls) == 3  # the late worker took no part after the error
-    assert max(calls) < returned
+    with pytest.raises(RuntimeError, match="part 1 failed"):
+        eyelike.eye(64, batch_shape=2100, out=_pooled_out())
+    assert len(calls) == 1  # the late worker took no part after the error
     assert executor.submit(int).result() == 0  # the worker is free again
     executor.shutdown()

@@ -1,10 +1,11 @@
-"""The NumPy backend: allocate zeroed memory, then write each diagonal
-through one strided view (no Python loop over matrices).
+"""The NumPy backend: allocate zeroed memory (calloc: fresh pages come
+zeroed from the OS), then write each diagonal through one strided view (no
+Python loop over matrices).
 
-Large outputs with short rows (a dense diagonal) are split over the
-machine's cores from a shared queue of parts: NumPy releases the GIL in
-strided assignments and ctypes in ``memset``, so the page faults of a fresh
-output (and the zeroing of an ``out``) proceed in parallel.
+A large ``out`` with short rows (a dense diagonal) is split over the
+machine's cores, one part each from a shared queue: ctypes releases the GIL
+in ``memset`` and NumPy in strided assignments, so the parts are zeroed and
+written in parallel.
 
 An ``out`` is zeroed with the C library's ``memset`` where it is contiguous:
 NumPy's ``fill`` is a plain store loop for every type wider than a byte,
@@ -29,15 +30,10 @@ from numpy.lib.stride_tricks import as_strided
 
 __all__ = ["eye", "eye_2d"]
 
-# Below this many bytes one thread wins (measured with `eyelike bench`):
-# smaller outputs come from memory glibc recycles (its mmap threshold grows
-# up to 32 MiB), already in cache, where a second thread only adds overhead;
-# larger ones are fresh pages whose first-touch faults run in parallel.
+# Below this many bytes one thread wins (measured with `eyelike bench`): an
+# out that small sits in the last-level cache, and handing half of it to
+# another thread costs more than that half.
 _PARALLEL_BYTES = 32 << 20
-# The pool's parts for a fresh output: at least this many a core and at most
-# this large, so a late or slow worker holds up only a small one.
-_PARTS_PER_CORE = 4
-_PART_BYTES = 4 << 20
 # Rows shorter than this put the diagonal in one cache line of every few.
 _DENSE_ROW_BYTES = 512
 # Below this a memset call (about 1 us through ctypes) costs more than it saves.
@@ -194,23 +190,25 @@ def eye(
         if a.size:
             _fill_per_matrix(a, k)
         return a
-    # Threads pay off only where the diagonal is dense (measured with
-    # `eyelike bench`; with long rows one thread did as well or better).
-    pool = _pool() if a.nbytes >= _PARALLEL_BYTES and _dense(a) else None
+    # Only an out with short rows is split over the pool: one memset a core,
+    # each large enough to stream past the caches, then its diagonal, whose
+    # cache misses (one line in every few) then overlap across cores. With
+    # long rows one memset saturates memory on its own. A fresh output stays
+    # on this thread: its page faults did run in parallel, but with
+    # transparent huge pages a second thread's faults stalled in the kernel
+    # for many times the whole job in `eyelike bench`, depending on what the
+    # process had freed before; one thread is never slower than np.eye.
+    pooled = zero and a.nbytes >= _PARALLEL_BYTES and _dense(a)
+    pool = _pool() if pooled else None
     if pool is None or a.size == 0:
         _write(a, k, zero)
         return a
     executor, cores = pool
-    # A fresh output: many small parts, whose page faults run in parallel.
-    # An out: one part a core, each a single memset large enough to stream
-    # past the caches, then its diagonal (the cache misses of a dense
-    # diagonal overlap across cores).
-    count = cores if zero else max(cores * _PARTS_PER_CORE, a.nbytes // _PART_BYTES)
     if a.ndim > 3 and a.flags.c_contiguous:
         # One batch axis: parts are then whole, adjacent matrices.
-        parts = _split(a.reshape(-1, *a.shape[-2:]), count)
+        parts = _split(a.reshape(-1, *a.shape[-2:]), cores)
     else:
-        parts = _split(a, count)
+        parts = _split(a, cores)
     _parallel(executor, cores, parts, k, zero)
     return a
 
@@ -224,10 +222,8 @@ def _parallel(
 ) -> None:
     """Write ``parts`` from a shared queue: this thread and ``cores - 1`` workers.
 
-    Several parts a core, taken as each thread comes free: when a core is
-    busy elsewhere (another process, another library's threads), its worker
-    starts late or runs slowly and the others take its share, instead of
-    the whole call waiting on one late half.
+    Each thread takes the next part as it comes free: a worker that starts
+    late (its core busy elsewhere) finds its share already taken.
     """
     lock = threading.Lock()
     todo = iter(parts)
