@@ -315,9 +315,9 @@ def _pooled_out() -> np.ndarray[Any, Any]:
 def test_late_worker_leaves_all_parts_to_the_caller(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    # A worker that starts late finds the queue empty: the caller has
-    # written every part, and the call waited for the worker all the same.
-    executor = _busy_pool(monkeypatch, 0.5)
+    # A worker that starts late finds its part taken: the caller writes every
+    # part and returns without waiting for the busy pool.
+    executor = _busy_pool(monkeypatch, 2.0)
     writers: list[str] = []
     real = _numpy._write
 
@@ -326,22 +326,23 @@ def test_late_worker_leaves_all_parts_to_the_caller(
         real(*args)
 
     monkeypatch.setattr(_numpy, "_write", spy)
+    start = time.perf_counter()
     a = eyelike.eye(64, batch_shape=2100, k=3, out=_pooled_out())
+    assert time.perf_counter() - start < 1.5
     assert writers == [threading.current_thread().name] * 2
     assert int(np.count_nonzero(a)) == 2100 * 61
     assert bool((a[:, np.arange(61), np.arange(3, 64)] == 1).all())
-    executor.shutdown()
+    executor.shutdown(wait=True)
+    assert len(writers) == 2  # the dropped job never ran
 
 
-def test_error_in_a_part_stops_the_queue_before_returning(
-    monkeypatch: pytest.MonkeyPatch,
-) -> None:
+def test_error_in_a_part_stops_the_queue(monkeypatch: pytest.MonkeyPatch) -> None:
     executor = _busy_pool(monkeypatch, 0.2)
-    calls: list[float] = []
+    calls: list[str] = []
     real = _numpy._write
 
     def failing(*args: Any) -> None:
-        calls.append(time.perf_counter())
+        calls.append(threading.current_thread().name)
         if len(calls) == 1:
             msg = "part 1 failed"
             raise RuntimeError(msg)
@@ -350,6 +351,63 @@ def test_error_in_a_part_stops_the_queue_before_returning(
     monkeypatch.setattr(_numpy, "_write", failing)
     with pytest.raises(RuntimeError, match="part 1 failed"):
         eyelike.eye(64, batch_shape=2100, out=_pooled_out())
-    assert len(calls) == 1  # the late worker took no part after the error
-    assert executor.submit(int).result() == 0  # the worker is free again
+    executor.shutdown(wait=True)
+    assert len(calls) == 1  # not even a late worker took a part after it
+
+
+def test_error_waits_for_the_part_a_worker_is_writing(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    # Four parts (two matrices, three "cores"), one worker thread: the
+    # worker is mid-part when the caller's part fails. The call returns only
+    # after that part, and the worker takes no part after the error.
+    executor = concurrent.futures.ThreadPoolExecutor(1)
+    monkeypatch.setattr(_numpy, "_pool", lambda: (executor, 3))
+    worker_started = threading.Event()
+    worker_parts: list[float] = []
+    caller = threading.current_thread()
+    real = _numpy._write
+
+    def spy(*args: Any) -> None:
+        if threading.current_thread() is caller:
+            assert worker_started.wait(10)
+            msg = "caller's part failed"
+            raise RuntimeError(msg)
+        worker_started.set()
+        time.sleep(0.3)  # still writing when the caller fails
+        real(*args)
+        worker_parts.append(time.perf_counter())
+
+    monkeypatch.setattr(_numpy, "_write", spy)
+    out = np.full((2, 300_000, 60), 5, dtype=np.uint8)
+    assert len(_numpy._contiguous_parts(out, 3)) == 4
+    with pytest.raises(RuntimeError, match="caller's part failed"):
+        eyelike.eye(300_000, 60, batch_shape=2, out=out)
+    returned = time.perf_counter()
+    executor.shutdown(wait=True)
+    assert len(worker_parts) == 1
+    assert worker_parts[0] <= returned
+
+
+def test_contiguous_out_with_few_matrices_splits_rows(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    # Fewer matrices than cores: rows of each matrix, every part contiguous
+    # (one memset each), none spanning two matrices.
+    executor = concurrent.futures.ThreadPoolExecutor(7)
+    monkeypatch.setattr(_numpy, "_pool", lambda: (executor, 8))
+    counts: list[int] = []
+    real = _numpy._memset
+
+    def spy(address: int, value: int, count: int) -> Any:
+        counts.append(count)
+        return real(address, value, count)
+
+    monkeypatch.setattr(_numpy, "_memset", spy)
+    out = np.full((2, 1, 300_000, 60), 5, dtype=np.uint8)
+    eyelike.eye(300_000, 60, batch_shape=(2, 1), k=-7, out=out)
+    assert len(counts) == 8
+    assert sum(counts) == out.nbytes
+    assert int(np.count_nonzero(out)) == 2 * 60
+    assert bool((out[:, 0, np.arange(7, 67), np.arange(60)] == 1).all())
     executor.shutdown()

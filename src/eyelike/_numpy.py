@@ -47,8 +47,11 @@ _POOL: list[tuple[concurrent.futures.ThreadPoolExecutor, int]] = []
 
 
 def _forget_pool() -> None:
-    # A forked child inherits the pool object but none of its threads.
+    # A forked child inherits the pool object but none of its threads, and
+    # the lock as it was: held, if another thread was building the pool.
+    global _POOL_LOCK
     _POOL.clear()
+    _POOL_LOCK = threading.Lock()
 
 
 if hasattr(os, "register_at_fork"):  # POSIX
@@ -204,13 +207,21 @@ def eye(
         _write(a, k, zero)
         return a
     executor, cores = pool
-    if a.ndim > 3 and a.flags.c_contiguous:
-        # One batch axis: parts are then whole, adjacent matrices.
-        parts = _split(a.reshape(-1, *a.shape[-2:]), cores)
-    else:
-        parts = _split(a, cores)
-    _parallel(executor, cores, parts, k, zero)
+    parts = _contiguous_parts(a, cores) if a.flags.c_contiguous else None
+    _parallel(executor, cores, parts or _split(a, cores), k, zero)
     return a
+
+
+def _contiguous_parts(
+    a: np.ndarray[Any, Any], count: int
+) -> list[tuple[np.ndarray[Any, Any], int]]:
+    """About ``count`` contiguous parts of C-contiguous ``a`` (each one memset),
+    each with its first row: whole matrices, or rows of one matrix."""
+    a3 = a.reshape(-1, *a.shape[-2:])
+    if a3.shape[0] >= count:
+        return _split(a3, count)
+    per_matrix = -(-count // a3.shape[0])
+    return [part for matrix in a3 for part in _split(matrix, per_matrix)]
 
 
 def _parallel(
@@ -246,7 +257,10 @@ def _parallel(
         with lock:  # on an error here, the workers stop after their part
             for _ in todo:
                 pass
-        # Return only once no worker can still write into the array.
-        concurrent.futures.wait(jobs)
-    for job in jobs:
+        # Jobs no worker has started would find nothing left: drop them
+        # rather than wait for a busy pool. Return only once no started
+        # worker can still write into the array.
+        started = [job for job in jobs if not job.cancel()]
+        concurrent.futures.wait(started)
+    for job in started:
         job.result()
