@@ -139,8 +139,12 @@ def count(value: Any, name: str) -> int:
 
 def batch_dims(value: Any, name: str = "batch_shape") -> tuple[int, ...]:
     """``batch_shape`` as a tuple of counts (an int, sequence or 1-D array)."""
-    if type(value) is tuple and not value:
-        return ()
+    if type(value) is tuple and len(value) <= MAX_BATCH_DIMS:
+        # The common spelling, checked without the general machinery below.
+        if all(type(v) is int and 0 <= v <= INT64_MAX for v in value):
+            return value
+    elif type(value) is int and 0 <= value <= INT64_MAX:
+        return (value,)
     if (
         isinstance(value, (str, bytes))
         or _not_data(value)
