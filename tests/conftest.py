@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import tracemalloc
+from collections.abc import Callable
 from typing import Any
 
 import numpy as np
@@ -138,3 +140,32 @@ def _object_array(k: Any) -> np.ndarray[Any, Any]:
 def jax_jit() -> Any:
     jax = pytest.importorskip("jax")
     return jax.jit
+
+
+def raises_before_allocating(
+    call: Callable[[], Any], exc: type[Exception], *words: str
+) -> str:
+    """``call()`` raises ``exc`` naming ``words``, with < 1 MiB traced: it was
+    refused before anything near an output's size was allocated."""
+    tracemalloc.start()
+    try:
+        with pytest.raises(exc) as info:
+            call()
+        _, peak = tracemalloc.get_traced_memory()
+    finally:
+        tracemalloc.stop()
+    message = str(info.value)
+    for word in words:
+        assert word in message, (word, message)
+    assert peak < 1 << 20, peak
+    return message
+
+
+def forbid_building(monkeypatch: pytest.MonkeyPatch, module: Any, name: str) -> None:
+    """Replace ``module.name`` by a function that fails the test if called."""
+
+    def never(*args: Any, **kwargs: Any) -> Any:
+        msg = "reached the builder with bad input"
+        raise AssertionError(msg)
+
+    monkeypatch.setattr(module, name, never)

@@ -21,7 +21,7 @@ from typing import Any
 
 import numpy as np
 import pytest
-from conftest import to_numpy
+from conftest import raises_before_allocating, to_numpy
 
 import eyelike
 from eyelike import _args, eye, eye_like
@@ -39,24 +39,6 @@ def _available() -> int:
         return os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_AVPHYS_PAGES")
     except (ValueError, OSError):  # pragma: no cover - not Linux
         return 0
-
-
-def _raises_before_allocating(
-    call: Callable[[], Any], exc: type[Exception], *words: str
-) -> str:
-    """``call()`` raises ``exc`` naming ``words`` with < 1 MiB traced."""
-    tracemalloc.start()
-    try:
-        with pytest.raises(exc) as info:
-            call()
-        _, peak = tracemalloc.get_traced_memory()
-    finally:
-        tracemalloc.stop()
-    message = str(info.value)
-    for word in words:
-        assert word in message, (word, message)
-    assert peak < 1 << 20, peak
-    return message
 
 
 def _host_namespaces() -> list[Any]:
@@ -108,17 +90,17 @@ OVERFLOWING: list[tuple[str, Callable[[Any], Any]]] = [
 @pytest.mark.parametrize("xp", _all_namespaces())
 @pytest.mark.parametrize("call", [pytest.param(c, id=i) for i, c in OVERFLOWING])
 def test_element_count_overflow_refused(xp: Any, call: Callable[[Any], Any]) -> None:
-    _raises_before_allocating(lambda: call(xp), ValueError, "elements", "2**63")
+    raises_before_allocating(lambda: call(xp), ValueError, "elements", "2**63")
 
 
 @pytest.mark.parametrize("xp", _all_namespaces())
 def test_byte_count_overflow_refused(xp: Any) -> None:
     # 2**62 elements fit in int64; 8 or 16 bytes each do not.
     dtype = "complex64" if xp.__name__.startswith("jax") else "complex128"
-    _raises_before_allocating(
+    raises_before_allocating(
         lambda: eye(2**31, 2**31, xp=xp, dtype=dtype), ValueError, "bytes", "2**63"
     )
-    _raises_before_allocating(
+    raises_before_allocating(
         lambda: eye(2**31, 2**30, batch_shape=(2,), xp=xp, dtype="float32"),
         ValueError,
         "bytes",
@@ -130,17 +112,17 @@ def test_byte_count_overflow_refused(xp: Any) -> None:
 
 @pytest.mark.parametrize("xp", _host_namespaces())
 def test_beyond_memory_refused(xp: Any) -> None:
-    _raises_before_allocating(
+    raises_before_allocating(
         lambda: eye(2**20, 2**20, xp=xp, dtype="float32"), MemoryError, "memory"
     )
     phys = _phys()
     # One byte more than the machine has: refused, nothing attempted.
-    _raises_before_allocating(
+    raises_before_allocating(
         lambda: eye(1, phys + 1, xp=xp, dtype="uint8"),
         MemoryError,
         str(phys + 1),
     )
-    _raises_before_allocating(
+    raises_before_allocating(
         lambda: eye(2, phys // 4 + 1, batch_shape=(2,), xp=xp, dtype="int8"),
         MemoryError,
         "bytes",
@@ -150,7 +132,7 @@ def test_beyond_memory_refused(xp: Any) -> None:
 def test_torch_cpu_device_beyond_memory_refused() -> None:
     torch = pytest.importorskip("torch")
     for device in ("cpu", torch.device("cpu"), "cpu:0"):
-        _raises_before_allocating(
+        raises_before_allocating(
             lambda d=device: eye(2**20, 2**20, xp=torch, device=d),
             MemoryError,
             "memory",
@@ -165,10 +147,10 @@ def test_memory_limit_is_exact(xp: Any, monkeypatch: pytest.MonkeyPatch) -> None
     ok = eye(1024, 1024, xp=xp, dtype="uint8", k=5)
     assert tuple(ok.shape) == (1024, 1024)
     assert int(np.count_nonzero(to_numpy(ok))) == 1019
-    _raises_before_allocating(
+    raises_before_allocating(
         lambda: eye(1024, 1025, xp=xp, dtype="uint8"), MemoryError, "1049600"
     )
-    _raises_before_allocating(
+    raises_before_allocating(
         lambda: eye(512, 513, batch_shape=(2, 2), xp=xp, dtype="bool"),
         MemoryError,
         "bytes",
@@ -180,7 +162,7 @@ def test_memory_limit_generic(xp: Any, monkeypatch: pytest.MonkeyPatch) -> None:
     # The generic backend also needs (R, C) scratch: an output over the
     # memory is refused, one well under it (scratch included) is made.
     monkeypatch.setattr(_args, "_physical_memory", lambda: 1 << 20)
-    _raises_before_allocating(
+    raises_before_allocating(
         lambda: eye(1024, 1025, xp=xp, dtype="uint8"), MemoryError, "memory"
     )
     monkeypatch.setattr(_args, "_physical_memory", lambda: 64 << 20)
@@ -205,32 +187,32 @@ def test_adapters_refuse_huge_sizes() -> None:
     phys = _phys()
     side = 2**20  # 2**40 elements: more than any machine here has bytes
     huge_x = np.broadcast_to(np.float32(0), (side, side))  # holds 4 bytes
-    _raises_before_allocating(lambda: eye_like(huge_x), MemoryError, "bytes")
-    _raises_before_allocating(
+    raises_before_allocating(lambda: eye_like(huge_x), MemoryError, "bytes")
+    raises_before_allocating(
         lambda: eyelike.onnx.eye_like(huge_x, dtype=2), MemoryError, "bytes"
     )
-    _raises_before_allocating(
+    raises_before_allocating(
         lambda: eyelike.onnx.eye_like(huge_x, k=-(2**63)), MemoryError, "bytes"
     )
     batch_x = np.broadcast_to(np.uint8(0), (2**30, 2**30, 4))  # 2**62 elements
-    _raises_before_allocating(
+    raises_before_allocating(
         lambda: eye_like(batch_x, dtype="float64"), ValueError, "bytes", "2**63"
     )
-    _raises_before_allocating(lambda: eye_like(batch_x), MemoryError, "bytes")
+    raises_before_allocating(lambda: eye_like(batch_x), MemoryError, "bytes")
     ov = eyelike.openvino.eye
-    _raises_before_allocating(
+    raises_before_allocating(
         lambda: ov(side, side, 0, output_type="f64"), MemoryError, "memory"
     )
-    _raises_before_allocating(
+    raises_before_allocating(
         lambda: ov(1, phys + 1, 0, output_type="u8"), MemoryError, "memory"
     )
-    _raises_before_allocating(
+    raises_before_allocating(
         lambda: ov(2**32, 2**32, 0, output_type="u8"), ValueError, "elements"
     )
-    _raises_before_allocating(
+    raises_before_allocating(
         lambda: ov(2**31, 2**31, 0, [2], output_type="boolean"), ValueError, "2**63"
     )
-    _raises_before_allocating(
+    raises_before_allocating(
         lambda: ov(
             np.array([side], np.int64),
             np.int32(side),
@@ -241,7 +223,7 @@ def test_adapters_refuse_huge_sizes() -> None:
         MemoryError,
         "memory",
     )
-    _raises_before_allocating(
+    raises_before_allocating(
         lambda: ov(2**31, 2**30, INT64_MAX, output_type="bf16"),
         MemoryError,
         "memory",
@@ -252,25 +234,25 @@ def test_adapters_refuse_huge_sizes_torch_and_strict() -> None:
     torch = pytest.importorskip("torch")
     xs = pytest.importorskip("array_api_strict")
     huge_t = torch.zeros(()).expand(2**20, 2**20)
-    _raises_before_allocating(lambda: eye_like(huge_t), MemoryError, "memory")
-    _raises_before_allocating(
+    raises_before_allocating(lambda: eye_like(huge_t), MemoryError, "memory")
+    raises_before_allocating(
         lambda: eyelike.onnx.eye_like(huge_t, dtype=11), MemoryError, "memory"
     )
-    _raises_before_allocating(
+    raises_before_allocating(
         lambda: eyelike.openvino.eye(
             torch.tensor([2**20]), 2**20, 0, output_type="f32"
         ),
         MemoryError,
         "memory",
     )
-    _raises_before_allocating(
+    raises_before_allocating(
         lambda: eyelike.openvino.eye(
             xs.asarray(2**20), xs.asarray([2**20]), 0, output_type="u16"
         ),
         MemoryError,
         "memory",
     )
-    _raises_before_allocating(
+    raises_before_allocating(
         lambda: eyelike.openvino.eye(torch.tensor(2**32), 2**32, 0, output_type="i8"),
         ValueError,
         "elements",
@@ -332,6 +314,17 @@ def test_generic_zero_elements_torch_per_matrix_k() -> None:
     assert tuple(t.shape) == (2, 0, 2**62)
 
 
+def _python(code: str) -> subprocess.CompletedProcess[str]:
+    """Run ``code`` in a fresh interpreter (a crash there cannot take pytest down)."""
+    return subprocess.run(
+        [sys.executable, "-c", code],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
+    )
+
+
 def test_jax_zero_elements_huge_dims_do_not_crash() -> None:
     # Regression: XLA aborted the whole process ("Bad StatusOr access:
     # INVALID_ARGUMENT: overflow in static extent product") building
@@ -342,13 +335,7 @@ def test_jax_zero_elements_huge_dims_do_not_crash() -> None:
         "print(tuple(eyelike.eye(0, 2**62, xp=jnp).shape))\n"
     )
     # In a child process: a regression aborts the interpreter.
-    done = subprocess.run(
-        [sys.executable, "-c", code],
-        capture_output=True,
-        text=True,
-        timeout=120,
-        check=False,
-    )
+    done = _python(code)
     assert done.returncode == 0, done.stderr[-500:]
     assert done.stdout.strip() == str((0, 2**62))
 
@@ -363,13 +350,7 @@ def test_jax_zero_elements_leading_huge_dims_do_not_crash(call: str) -> None:
         "except ValueError as exc:\n"
         "    print('ValueError', exc)\n"
     )
-    done = subprocess.run(
-        [sys.executable, "-c", code],
-        capture_output=True,
-        text=True,
-        timeout=120,
-        check=False,
-    )
+    done = _python(code)
     assert done.returncode == 0, done.stderr[-300:]
     assert "shape" in done.stdout or "(" in done.stdout
 
@@ -393,13 +374,7 @@ def test_jax_empty_output_beyond_memory_refused(call: str) -> None:
         "except MemoryError as exc:\n"
         "    print('refused', exc)\n"
     )
-    done = subprocess.run(
-        [sys.executable, "-c", code],
-        capture_output=True,
-        text=True,
-        timeout=120,
-        check=False,
-    )
+    done = _python(code)
     assert done.returncode == 0, done.stderr[-300:]
     assert "refused" in done.stdout
     assert "no elements" in done.stdout
