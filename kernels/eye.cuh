@@ -6,7 +6,11 @@
 // relies on no CUDA-only type, and prefixes every name with `eyelike_`.
 //
 // Host-side contract (done in Python before launching):
-//   * the output is C-ordered, batch collapsed, shape (B, R, C), size > 0;
+//   * the output has shape (..., R, C) and size > 0, in any memory layout:
+//     CuPy's `i` is the element's position in C order over the logical
+//     shape (its indexer maps that to the strided address), so `i % (R*C)`
+//     is the position inside the matrix and `i / (R*C)` the matrix, for a
+//     contiguous, strided or transposed output alike;
 //   * k has been clamped into [-R, C];
 //   * the index type I is `int` when B*R*C < 2**31, else `long long`, so the
 //     only division here is 32-bit whenever the output allows it.

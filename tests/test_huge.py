@@ -24,7 +24,7 @@ import pytest
 from conftest import raises_before_allocating, to_numpy
 
 import eyelike
-from eyelike import _args, eye, eye_like
+from eyelike import _size, eye, eye_like
 
 GiB = 1 << 30
 INT64_MAX = 2**63 - 1
@@ -143,7 +143,7 @@ def test_torch_cpu_device_beyond_memory_refused() -> None:
 def test_memory_limit_is_exact(xp: Any, monkeypatch: pytest.MonkeyPatch) -> None:
     # With the machine pretended to have 1 MiB, an output of exactly 1 MiB is
     # made and one byte more is refused: the check is the byte count itself.
-    monkeypatch.setattr(_args, "_physical_memory", lambda: 1 << 20)
+    monkeypatch.setattr(_size, "physical_memory", lambda: 1 << 20)
     ok = eye(1024, 1024, xp=xp, dtype="uint8", k=5)
     assert tuple(ok.shape) == (1024, 1024)
     assert int(np.count_nonzero(to_numpy(ok))) == 1019
@@ -161,11 +161,11 @@ def test_memory_limit_is_exact(xp: Any, monkeypatch: pytest.MonkeyPatch) -> None
 def test_memory_limit_generic(xp: Any, monkeypatch: pytest.MonkeyPatch) -> None:
     # The generic backend also needs (R, C) scratch: an output over the
     # memory is refused, one well under it (scratch included) is made.
-    monkeypatch.setattr(_args, "_physical_memory", lambda: 1 << 20)
+    monkeypatch.setattr(_size, "physical_memory", lambda: 1 << 20)
     raises_before_allocating(
         lambda: eye(1024, 1025, xp=xp, dtype="uint8"), MemoryError, "memory"
     )
-    monkeypatch.setattr(_args, "_physical_memory", lambda: 64 << 20)
+    monkeypatch.setattr(_size, "physical_memory", lambda: 64 << 20)
     ok = eye(1024, 1024, xp=xp, dtype="uint8", k=-5)
     assert int(np.count_nonzero(to_numpy(ok))) == 1019
 
@@ -175,7 +175,7 @@ def test_jax_cpu_beyond_memory_refused(monkeypatch: pytest.MonkeyPatch) -> None:
     # output larger than the machine came back as an array whose computation
     # failed later. (Pretend 1 MiB: a regression only makes 1.2 MB.)
     jnp = pytest.importorskip("jax.numpy")
-    monkeypatch.setattr(_args, "_physical_memory", lambda: 1 << 20)
+    monkeypatch.setattr(_size, "physical_memory", lambda: 1 << 20)
     with pytest.raises(MemoryError, match="memory"):
         eye(1100, 1100, xp=jnp, dtype="uint8")
 

@@ -436,8 +436,8 @@ def test_numpy_strided_out_per_matrix_k(
     _fill_view(base_shape, order, view, np.dtype(np.float32), k)
 
 
-# Views above the NumPy backend's threading threshold (those with short rows
-# split over the pool) must have every stride honoured too.
+# Large views (32 MiB and more, past the caches) must have every stride
+# honoured too: NumPy's fill zeroes them, then the diagonal is written.
 LARGE_VIEWS: list[tuple[str, tuple[int, ...], str, View, int]] = [
     ("reversed rows", (3, 3200, 4000), "C", lambda a: a[:, ::-1, :], 37),
     ("transposed", (3, 4000, 3200), "C", lambda a: a.transpose(0, 2, 1), -1201),
@@ -445,7 +445,7 @@ LARGE_VIEWS: list[tuple[str, tuple[int, ...], str, View, int]] = [
     ("reversed batch", (9, 2100, 2000), "C", lambda a: a[::-1, 3:-3, 5:], 4),
     ("2-D steps", (9000, 8000), "C", lambda a: a[::-1, ::2], -2),
     ("fortran", (2, 4300, 4300), "F", lambda a: a[:, 1:, :-1], 1),
-    # Short rows: these take the pool.
+    # Short rows: a dense diagonal, one element in every few cache lines.
     ("short rows reversed", (9000, 60, 64), "C", lambda a: a[::-1, :, ::-1], 5),
     ("short rows transposed", (9000, 64, 60), "C", lambda a: a.transpose(0, 2, 1), -3),
     ("short rows 2-D steps", (1_200_000, 60), "C", lambda a: a[::-1, ::2], 1),
@@ -456,11 +456,11 @@ LARGE_VIEWS: list[tuple[str, tuple[int, ...], str, View, int]] = [
     ("base_shape", "order", "view", "k"),
     [pytest.param(s, o, v, k, id=i) for i, s, o, v, k in LARGE_VIEWS],
 )
-def test_numpy_large_strided_out_threaded(
+def test_numpy_large_strided_out(
     base_shape: tuple[int, ...], order: str, view: View, k: int
 ) -> None:
     probe = view(np.empty(base_shape, dtype=np.uint8))
-    assert probe.nbytes >= _numpy._PARALLEL_BYTES  # takes the thread-pool path
+    assert probe.nbytes >= 32 << 20
     _fill_view(base_shape, order, view, np.dtype(np.uint8), k)
 
 
@@ -613,20 +613,21 @@ def test_eye_like_dtype_defaults_to_outs() -> None:
     np.testing.assert_array_equal(out, reference((2,), 3, 3, 1))
 
 
-# ---------------------------------------- contiguous outs: memset zeroing
+# ------------------------- contiguous outs: memset, or copies of a template
 
-# Contiguous NumPy outs are zeroed with memset: one call for the whole out,
-# or one a core where the pool takes it (past 32 MiB with rows under 512
-# bytes), a batch of several axes flattened first; per-matrix k too.
+# Contiguous NumPy outs are written by the C library: one memset for the
+# whole out then the diagonal, or, for many small matrices, memmove copies of
+# a template of finished matrices (a batch of several axes flattened first).
+# A per-matrix k always takes the memset.
 CONTIGUOUS: list[tuple[str, tuple[int, ...], str, Any]] = [
     ("long rows", (3, 600, 700), "float32", 5),
-    ("short rows in cache", (700, 40, 40), "float64", -2),
-    ("short rows, one thread", (1400, 60, 60), "float32", 1),
-    ("short rows, pool", (2, 1100, 64, 64), "float32", 0),
-    ("bool, pool", (2100, 128, 128), "bool", -1),
-    ("long rows past 32 MiB, one thread", (2, 2100, 2100), "float32", -4),
+    ("short rows, template", (700, 40, 40), "float64", -2),
+    ("short rows, template tail", (1401, 60, 60), "float32", 1),
+    ("two batch axes, template", (2, 1100, 64, 64), "float32", 0),
+    ("bool, template", (2100, 128, 128), "bool", -1),
+    ("long rows past 32 MiB", (2, 2100, 2100), "float32", -4),
     ("complex, k beyond", (2, 300, 300), "complex128", 10**6),
-    ("tall 2-D, pool", (600_000, 60), "uint8", 3),
+    ("tall 2-D", (600_000, 60), "uint8", 3),
     ("per-matrix k", (64, 32, 32), "float32", "per-matrix"),
 ]
 
@@ -634,17 +635,23 @@ CONTIGUOUS: list[tuple[str, tuple[int, ...], str, Any]] = [
 @pytest.mark.parametrize(
     ("shape", "dtype", "k"), [pytest.param(*c[1:], id=c[0]) for c in CONTIGUOUS]
 )
-def test_contiguous_out_zeroed_by_memset_exactly_once(
+def test_contiguous_out_written_by_libc_exactly_once(
     shape: tuple[int, ...], dtype: str, k: Any, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    calls: list[tuple[int, int]] = []
-    real = _numpy._memset
+    memsets: list[tuple[int, int]] = []
+    copies: list[tuple[int, int]] = []
+    real_memset, real_memmove = _numpy._memset, _numpy._memmove
 
-    def spy(address: int, value: int, count: int) -> Any:
-        calls.append((address, count))  # list.append: safe from the pool
-        return real(address, value, count)
+    def memset(address: int, value: int, count: int) -> Any:
+        memsets.append((address, count))
+        return real_memset(address, value, count)
 
-    monkeypatch.setattr(_numpy, "_memset", spy)
+    def memmove(address: int, source: int, count: int) -> Any:
+        copies.append((address, count))
+        return real_memmove(address, source, count)
+
+    monkeypatch.setattr(_numpy, "_memset", memset)
+    monkeypatch.setattr(_numpy, "_memmove", memmove)
     out = _pattern(shape, dtype)
     per_matrix = k == "per-matrix"
     if per_matrix:
@@ -655,24 +662,25 @@ def test_contiguous_out_zeroed_by_memset_exactly_once(
     else:
         assert eye(shape[-2], shape[-1], k=k, batch_shape=shape[:-2], out=out) is out
         _expected_matches(out, k)
-    # Every byte zeroed once: the blocks tile the buffer, no gap, no overlap.
+    # One way or the other, never both: a template copy needs no zeroing.
+    matrix = shape[-2] * shape[-1] * out.itemsize
+    templated = not per_matrix and matrix <= _numpy._TEMPLATE_BYTES // 2
+    assert (bool(copies), bool(memsets)) == (templated, not templated)
+    if not templated:
+        assert len(memsets) == 1
+    # Every byte written once: the calls tile the buffer, no gap, no overlap.
     start = out.ctypes.data
-    spans = sorted((a - start, a - start + n) for a, n in calls)
+    spans = sorted((a - start, a - start + n) for a, n in memsets + copies)
     assert spans[0][0] == 0
     assert spans[-1][1] == out.nbytes
     assert all(prev[1] == nxt[0] for prev, nxt in itertools.pairwise(spans))
-    pool = _numpy._pool()
-    pooled = out.nbytes >= 32 << 20 and out.shape[-1] * out.itemsize < 512
-    if pooled and pool and not per_matrix:  # one memset a part
-        assert len(calls) == len(_numpy._contiguous_parts(out, pool[1])) >= 2
-    else:
-        assert len(calls) == 1
 
 
 def test_small_or_strided_out_is_zeroed_by_numpy(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     monkeypatch.setattr(_numpy, "_memset", _no_memset)
+    monkeypatch.setattr(_numpy, "_memmove", _no_memset)
     small = _pattern((4, 5, 6), "float64")
     eye(5, 6, batch_shape=4, k=1, out=small)
     _expected_matches(small, 1)
@@ -682,7 +690,7 @@ def test_small_or_strided_out_is_zeroed_by_numpy(
 
 
 def _no_memset(*args: Any) -> None:
-    msg = "memset on a small or non-contiguous out"
+    msg = "memset or memmove on a small or non-contiguous out"
     raise AssertionError(msg)
 
 

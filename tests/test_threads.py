@@ -3,8 +3,7 @@
 Every task runs once on the main thread first (the expected value), then
 again from 16 worker threads released together by a barrier, several rounds
 each, mixing backends (NumPy, PyTorch, JAX, array-api-strict), dtypes,
-shapes (NumPy outs over the backend's threading threshold, 32 MiB, with
-short rows are split over its own thread pool too),
+shapes (large NumPy outs, filled by memset or by template copies),
 per-matrix offsets and ``out=`` buffers that belong to one thread each.
 NumPy results must match bit for bit; the others after ``to_numpy``.
 """
@@ -22,7 +21,7 @@ import pytest
 from conftest import GPU_REASON, HAS_GPU, reference, to_numpy
 
 import eyelike
-from eyelike import _args, _core, _numpy
+from eyelike import _dtypes
 
 THREADS = 16
 ROUNDS = 2
@@ -67,15 +66,15 @@ def _np_tasks() -> list[Task]:
             "np large batch",
             lambda o: eyelike.eye(40, 50, batch_shape=(4, 4200), k=-5, dtype="u1"),
         ),
-        # Outs above the backend's threading threshold, with short rows (a
-        # dense diagonal): split over eyelike's own pool.
+        # Large outs of small matrices: copies of a template (contiguous), or
+        # NumPy's fill then the diagonal (reversed).
         Task(
-            "np large out (pool, memset)",
+            "np large out (template)",
             lambda o: eyelike.eye(64, batch_shape=2100, k=-2, out=o),
             lambda: np.full((2100, 64, 64), 9, dtype=np.float32),
         ),
         Task(
-            "np large out reversed (pool, zeroing)",
+            "np large out reversed (fill)",
             lambda o: eyelike.eye(48, 30, batch_shape=12000, k=11, out=o),
             lambda: np.full((12000, 48, 30), 9, dtype=np.uint16)[::-1],
         ),
@@ -238,14 +237,10 @@ def test_expected_values_are_right() -> None:
     assert large[-1, 63, 66] == 1
     batch = by_name["np large batch"]
     assert int(np.count_nonzero(batch)) == 4 * 4200 * 35
-    out_c = by_name["np large out (pool, memset)"]
-    assert out_c.nbytes >= _numpy._PARALLEL_BYTES  # really takes the pool
-    assert _numpy._dense(out_c)
+    out_c = by_name["np large out (template)"]
     assert int(np.count_nonzero(out_c)) == 2100 * 62
     assert out_c[-1, 63, 61] == 1
-    out_r = by_name["np large out reversed (pool, zeroing)"]
-    assert out_r.nbytes >= _numpy._PARALLEL_BYTES
-    assert _numpy._dense(out_r)
+    out_r = by_name["np large out reversed (fill)"]
     assert int(np.count_nonzero(out_r)) == 12000 * 19
     assert out_r[0, 0, 11] == 1
     assert out_r[-1, 18, 29] == 1
@@ -255,8 +250,7 @@ def test_expected_values_are_right() -> None:
 
 
 def test_sixteen_threads_numpy() -> None:
-    _core._NUMPY_DTYPES.clear()  # the dtype caches fill under contention
-    _args._numpy_dtype_checked.cache_clear()
+    _dtypes.clear_cache()  # the dtype cache fills under contention
     _run_concurrently(_np_tasks())
 
 
@@ -290,124 +284,3 @@ def test_sixteen_threads_with_cupy() -> None:  # pragma: no cover - needs a GPU
     ]
     _run_concurrently(tasks)
     assert _cupy._kernel.cache_info().currsize <= 4
-
-
-# ------------------------------------------- the backend's own work queue
-
-
-def _busy_pool(
-    monkeypatch: pytest.MonkeyPatch, release_after: float
-) -> concurrent.futures.ThreadPoolExecutor:
-    """A one-worker pool whose worker is busy for ``release_after`` seconds."""
-    executor = concurrent.futures.ThreadPoolExecutor(1)
-    executor.submit(time.sleep, release_after)
-    monkeypatch.setattr(_numpy, "_pool", lambda: (executor, 2))
-    return executor
-
-
-def _pooled_out() -> np.ndarray[Any, Any]:
-    """An out the backend splits over its pool: 34 MB, rows of 256 bytes."""
-    out = np.full((2100, 64, 64), 9, dtype=np.float32)
-    assert out.nbytes >= _numpy._PARALLEL_BYTES
-    return out
-
-
-def test_late_worker_leaves_all_parts_to_the_caller(
-    monkeypatch: pytest.MonkeyPatch,
-) -> None:
-    # A worker that starts late finds its part taken: the caller writes every
-    # part and returns without waiting for the busy pool.
-    executor = _busy_pool(monkeypatch, 2.0)
-    writers: list[str] = []
-    real = _numpy._write
-
-    def spy(*args: Any) -> None:
-        writers.append(threading.current_thread().name)
-        real(*args)
-
-    monkeypatch.setattr(_numpy, "_write", spy)
-    start = time.perf_counter()
-    a = eyelike.eye(64, batch_shape=2100, k=3, out=_pooled_out())
-    assert time.perf_counter() - start < 1.5
-    assert writers == [threading.current_thread().name] * 2
-    assert int(np.count_nonzero(a)) == 2100 * 61
-    assert bool((a[:, np.arange(61), np.arange(3, 64)] == 1).all())
-    executor.shutdown(wait=True)
-    assert len(writers) == 2  # the dropped job never ran
-
-
-def test_error_in_a_part_stops_the_queue(monkeypatch: pytest.MonkeyPatch) -> None:
-    executor = _busy_pool(monkeypatch, 0.2)
-    calls: list[str] = []
-    real = _numpy._write
-
-    def failing(*args: Any) -> None:
-        calls.append(threading.current_thread().name)
-        if len(calls) == 1:
-            msg = "part 1 failed"
-            raise RuntimeError(msg)
-        real(*args)
-
-    monkeypatch.setattr(_numpy, "_write", failing)
-    with pytest.raises(RuntimeError, match="part 1 failed"):
-        eyelike.eye(64, batch_shape=2100, out=_pooled_out())
-    executor.shutdown(wait=True)
-    assert len(calls) == 1  # not even a late worker took a part after it
-
-
-def test_error_waits_for_the_part_a_worker_is_writing(
-    monkeypatch: pytest.MonkeyPatch,
-) -> None:
-    # Four parts (two matrices, three "cores"), one worker thread: the
-    # worker is mid-part when the caller's part fails. The call returns only
-    # after that part, and the worker takes no part after the error.
-    executor = concurrent.futures.ThreadPoolExecutor(1)
-    monkeypatch.setattr(_numpy, "_pool", lambda: (executor, 3))
-    worker_started = threading.Event()
-    worker_parts: list[float] = []
-    caller = threading.current_thread()
-    real = _numpy._write
-
-    def spy(*args: Any) -> None:
-        if threading.current_thread() is caller:
-            assert worker_started.wait(10)
-            msg = "caller's part failed"
-            raise RuntimeError(msg)
-        worker_started.set()
-        time.sleep(0.3)  # still writing when the caller fails
-        real(*args)
-        worker_parts.append(time.perf_counter())
-
-    monkeypatch.setattr(_numpy, "_write", spy)
-    out = np.full((2, 300_000, 60), 5, dtype=np.uint8)
-    assert len(_numpy._contiguous_parts(out, 3)) == 4
-    with pytest.raises(RuntimeError, match="caller's part failed"):
-        eyelike.eye(300_000, 60, batch_shape=2, out=out)
-    returned = time.perf_counter()
-    executor.shutdown(wait=True)
-    assert len(worker_parts) == 1
-    assert worker_parts[0] <= returned
-
-
-def test_contiguous_out_with_few_matrices_splits_rows(
-    monkeypatch: pytest.MonkeyPatch,
-) -> None:
-    # Fewer matrices than cores: rows of each matrix, every part contiguous
-    # (one memset each), none spanning two matrices.
-    executor = concurrent.futures.ThreadPoolExecutor(7)
-    monkeypatch.setattr(_numpy, "_pool", lambda: (executor, 8))
-    counts: list[int] = []
-    real = _numpy._memset
-
-    def spy(address: int, value: int, count: int) -> Any:
-        counts.append(count)
-        return real(address, value, count)
-
-    monkeypatch.setattr(_numpy, "_memset", spy)
-    out = np.full((2, 1, 300_000, 60), 5, dtype=np.uint8)
-    eyelike.eye(300_000, 60, batch_shape=(2, 1), k=-7, out=out)
-    assert len(counts) == 8
-    assert sum(counts) == out.nbytes
-    assert int(np.count_nonzero(out)) == 2 * 60
-    assert bool((out[:, 0, np.arange(7, 67), np.arange(60)] == 1).all())
-    executor.shutdown()

@@ -27,6 +27,7 @@ from typing import Any
 import numpy as np
 
 from ._core import eye, eye_like
+from ._registry import backend_of_array
 
 __all__ = ["main"]
 
@@ -234,9 +235,7 @@ def _onnxruntime_peers(c: Case) -> dict[str, Peer]:
 def _to_numpy(result: Any) -> np.ndarray[Any, Any] | None:
     if result is None:
         return None
-    if hasattr(result, "numpy") and type(result).__module__.startswith("torch"):
-        return np.asarray(result.numpy())
-    return np.asarray(result)
+    return backend_of_array(result, "result").to_numpy(result)
 
 
 def _sample(fn: Peer, inner: int) -> float:

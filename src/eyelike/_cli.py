@@ -8,20 +8,13 @@ import sys
 from collections.abc import Sequence
 from typing import Any
 
-import numpy as np
-
+from . import _registry
 from ._core import eye
 
 __all__ = ["main"]
 
-BACKENDS = {
-    "numpy": "numpy",
-    "cupy": "cupy",
-    "torch": "torch",
-    "jax": "jax.numpy",
-    "dask": "dask.array",
-    "array_api_strict": "array_api_strict",
-}
+# Backend name -> the module to import for it: every library with a name.
+BACKENDS = {cls.name: cls.module for cls in _registry.BACKENDS if cls.module}
 
 
 def _ints(text: str) -> list[int]:
@@ -83,47 +76,43 @@ def _parser() -> argparse.ArgumentParser:
 
 def _show(result: Any) -> str:
     """The result as NumPy prints it, or as its own library does where NumPy
-    cannot hold it (torch bfloat16, meta tensors, shapes NumPy cannot make)."""
+    cannot hold it (meta tensors, shapes NumPy cannot make)."""
     try:
-        if type(result).__module__.startswith("cupy"):
-            result = result.get()
-        elif hasattr(result, "compute"):
-            result = result.compute()
-        return str(np.asarray(result))
+        return str(_registry.backend_of_array(result, "result").to_numpy(result))
     except Exception:  # any conversion failure: show it natively
         return str(result)
 
 
 def main(argv: Sequence[str] | None = None) -> int:
     """Run the command line; returns the exit code."""
-    args = list(sys.argv[1:] if argv is None else argv)
-    if args[:1] == ["bench"]:
+    words = list(sys.argv[1:] if argv is None else argv)
+    if words[:1] == ["bench"]:
         from ._bench import main as bench_main
 
-        return bench_main(args[1:])
+        return bench_main(words[1:])
     parser = _parser()
-    ns = parser.parse_args(args)
+    args = parser.parse_args(words)
     try:
-        xp = importlib.import_module(BACKENDS[ns.backend])
+        xp = importlib.import_module(BACKENDS[args.backend])
     except ImportError as exc:
-        parser.error(f"backend {ns.backend} is not installed ({exc})")
-    if ns.backend == "cupy":
+        parser.error(f"backend {args.backend} is not installed ({exc})")
+    if args.backend == "cupy":
         try:
             usable = xp.cuda.runtime.getDeviceCount() > 0
         except Exception:  # no driver or runtime: no device
             usable = False
         if not usable:
             parser.error("backend cupy: no usable CUDA device on this machine")
-    device: Any = ns.device
-    if device is not None and ns.backend == "cupy" and device.isdigit():
-        device = xp.cuda.Device(int(device))
+    device: Any = args.device
+    if device is not None and args.backend == "cupy" and device.isdigit():
+        device = int(device)  # a CUDA device id
     try:
         result = eye(
-            ns.rows,
-            ns.cols,
-            k=ns.k,
-            batch_shape=tuple(ns.batch_shape),
-            dtype=ns.dtype,
+            args.rows,
+            args.cols,
+            k=args.k,
+            batch_shape=tuple(args.batch_shape),
+            dtype=args.dtype,
             device=device,
             xp=xp,
         )

@@ -1,4 +1,9 @@
-"""The public front end: validate everything, then dispatch to a backend."""
+"""The public front end: validate every argument once, then dispatch.
+
+`eye` and `eye_like` find the backend of ``xp``, ``out`` or ``x`` in the
+registry, check each argument through the backend's rules, and call its
+``eye``. Nothing here knows which library it is talking to.
+"""
 
 from __future__ import annotations
 
@@ -6,110 +11,107 @@ from typing import Any
 
 import numpy as np
 
-from . import _args, _generic, _numpy
-from ._compat import NUMPY, Namespace, namespace_of, namespace_of_module
-from ._compat import device as _device_of
+from . import _dtypes, _numpy, _size
+from ._backend import Backend
+from ._integers import batch_shape as _batch_shape
+from ._integers import dimension
+from ._offsets import clamped_offsets
+from ._out import check_out
+from ._registry import NUMPY, backend_of_array, backend_of_namespace
 
 __all__ = ["eye", "eye_like"]
 
-
-# Namespaces whose backend needs no full-size temporaries.
-_NATIVE = frozenset({"numpy", "cupy", "torch", "dask"})
-
-
-def _on_host(ns: Namespace, dev: Any) -> bool:
-    """Whether the output will live in this machine's main memory."""
-    if ns.kind in ("numpy", "array_api_strict"):
-        return True
-    if ns.kind == "torch":
-        return dev is None or str(dev).startswith("cpu")
-    if ns.kind == "jax":
-        import jax
-
-        platform = jax.default_backend() if dev is None else dev.platform
-        return bool(platform == "cpu")
-    return False
+# Matrices up to this many elements can take the short path: they can never
+# overflow a size or exceed this machine's memory.
+_SMALL_ELEMENTS = 1 << 16
 
 
-def _make(
-    ns: Namespace,
+def _small_numpy_eye(n_rows: Any, n_cols: Any, k: Any, dtype: Any) -> Any:
+    """The common tiny call (one small NumPy matrix), or None to take the
+    general path.
+
+    It takes only what the general path can accept without a check failing
+    (plain ints, a size that fits anywhere), so it returns what the general
+    path would; the one error it can raise, an unknown ``dtype``, is the
+    general path's first possible error for such arguments and comes from
+    the same resolution. ``tests/test_short_path.py`` holds it to that on
+    every input the fuzzers make.
+    """
+    if not (
+        type(n_rows) is int
+        and type(n_cols) is int
+        and type(k) is int
+        and 0 <= n_rows <= _SMALL_ELEMENTS
+        and 0 <= n_cols <= _SMALL_ELEMENTS
+        and n_rows * n_cols <= _SMALL_ELEMENTS
+    ):
+        return None
+    dt, _ = _dtypes.resolve(NUMPY, dtype, None)
+    return _numpy.eye_2d(n_rows, n_cols, k, dt)
+
+
+def _validate_and_build(
+    backend: Backend,
     batch: tuple[int, ...],
     n_rows: int,
     n_cols: int,
     k: Any,
     dtype: Any,
-    dev: Any,
+    device: Any,
     out: Any,
     chunks: Any = None,
     like: Any = None,
 ) -> Any:
-    """Validate the rest, then run the one backend that fits ``ns``."""
-    if chunks is not None and ns.kind != "dask":
-        msg = f"chunks is for Dask only; got chunks={chunks!r} with {ns.kind}"
+    """Check dtype, ``k``, size and ``out`` for ``backend``, then build."""
+    if chunks is not None and not backend.takes_chunks:
+        msg = f"chunks is for Dask only; got chunks={chunks!r} with {backend.name}"
         raise TypeError(msg)
-    dtype, itemsize = _args.resolve_dtype(dtype, ns, dev)
+    dtype, itemsize = _dtypes.resolve(backend, dtype, device)
     shape = (*batch, n_rows, n_cols)
-    offsets = _args.offsets(k, ns, batch, n_rows, n_cols)
-    # The generic path also holds an (R, C) index difference and mask.
-    generic = ns.kind not in _NATIVE or (
-        ns.kind == "torch" and not isinstance(offsets, int)
-    )
-    scratch = n_rows * n_cols * 9 if generic else 0
-    _args.check_size(
+    offsets = clamped_offsets(k, backend, batch, n_rows, n_cols)
+    _size.check(
+        backend,
         shape,
         itemsize,
-        _on_host(ns, dev),
-        scratch,
-        kind=ns.kind,
+        backend.on_host(device),
+        backend.scratch_bytes(n_rows, n_cols, offsets),
     )
     if out is not None:
-        _args.check_out(out, ns, shape, dtype, dev)
-
-    if ns.kind == "numpy":
-        return _numpy.eye(shape, offsets, dtype, out)
-    if ns.kind == "cupy":
-        from . import _cupy
-
-        return _cupy.eye(shape, offsets, dtype, dev, out)
-    if ns.kind == "dask":
-        from . import _dask
-
-        return _dask.eye(shape, offsets, dtype, chunks, like)
-    if ns.kind == "torch" and isinstance(offsets, int):
-        from . import _torch
-
-        return _torch.eye(shape, offsets, dtype, dev, out)
-    return _generic.eye(ns.xp, shape, offsets, dtype, dev, out)
+        check_out(out, backend, shape, dtype, device)
+    return backend.eye(shape, offsets, dtype, device, out, chunks=chunks, like=like)
 
 
-# NumPy dtypes by how callers spell them, filled in as they are validated.
-_NUMPY_DTYPES: dict[Any, Any] = {}
-_FAST_MAX_ELEMENTS = 1 << 16
-
-
-def _numpy_fast(n_rows: int, n_cols: int | None, k: int, dtype: Any) -> Any:
-    """``eye`` of one small NumPy matrix, or None to take the general path."""
-    cols = n_rows if n_cols is None else n_cols
-    if not (
-        0 <= n_rows <= _FAST_MAX_ELEMENTS
-        and 0 <= cols <= _FAST_MAX_ELEMENTS
-        and n_rows * cols <= _FAST_MAX_ELEMENTS
-    ):
-        return None
-    # Keyed by type too: equal-hashing dtypes of other libraries (which may
-    # warn when compared with NumPy's) never meet in the dict.
-    key = (type(dtype), dtype)
-    try:
-        dt = _NUMPY_DTYPES.get(key)
-    except TypeError:  # unhashable: let the general path explain
-        return None
-    if dt is None:
-        if not isinstance(dtype, (str, type, np.dtype)) and dtype is not None:
-            return None
-        dt, _ = _args.resolve_dtype(dtype, NUMPY, None)
-        if len(_NUMPY_DTYPES) < 256:
-            _NUMPY_DTYPES[key] = dt
-    return _numpy.eye_2d(n_rows, cols, k, dt)
+def _general_eye(
+    n_rows: Any,
+    n_cols: Any,
+    k: Any,
+    batch_shape: Any,
+    dtype: Any,
+    device: Any,
+    xp: Any,
+    out: Any,
+    chunks: Any,
+) -> Any:
+    """`eye` for every input: find the backend, validate, build."""
+    if out is not None:
+        backend = backend_of_array(out, "out")
+        if xp is not None and backend_of_namespace(xp) is not backend:
+            msg = f"out is a {backend.name} array but xp={xp!r} was asked for"
+            raise TypeError(msg)
+        if dtype is None:
+            dtype = out.dtype
+        if device is None:
+            device = backend.device_of(out)
+    else:
+        backend = NUMPY if xp is None else backend_of_namespace(xp)
+    rows = dimension(n_rows, "n_rows")
+    cols = rows if n_cols is None else dimension(n_cols, "n_cols")
+    batch = _batch_shape(batch_shape)
+    if device is not None:
+        device = backend.resolve_device(device)
+    return _validate_and_build(
+        backend, batch, rows, cols, k, dtype, device, out, chunks
+    )
 
 
 def eye(
@@ -197,33 +199,14 @@ def eye(
         out is None
         and xp is None
         and device is None
-        and type(k) is int
-        and type(n_rows) is int
-        and (n_cols is None or type(n_cols) is int)
+        and chunks is None
         and type(batch_shape) is tuple
         and not batch_shape
-        and chunks is None
     ):
-        # The common tiny call: skip the general machinery (same results).
-        fast = _numpy_fast(n_rows, n_cols, k, dtype)
-        if fast is not None:
-            return fast
-    if out is not None:
-        ns = namespace_of(out, "out")
-        if xp is not None and namespace_of_module(xp) != ns:
-            msg = f"out is a {ns.kind} array but xp={xp!r} was asked for"
-            raise TypeError(msg)
-        if dtype is None:
-            dtype = out.dtype
-        if device is None and ns is not NUMPY:
-            device = _device_of(out)
-    else:
-        ns = NUMPY if xp is None else namespace_of_module(xp)
-    rows = _args.count(n_rows, "n_rows")
-    cols = rows if n_cols is None else _args.count(n_cols, "n_cols")
-    batch = _args.batch_dims(batch_shape)
-    dev = _args.resolve_device(device, ns)
-    return _make(ns, batch, rows, cols, k, dtype, dev, out, chunks)
+        small = _small_numpy_eye(n_rows, n_rows if n_cols is None else n_cols, k, dtype)
+        if small is not None:
+            return small
+    return _general_eye(n_rows, n_cols, k, batch_shape, dtype, device, xp, out, chunks)
 
 
 def eye_like(x: Any, /, *, k: Any = 0, dtype: Any = None, out: Any = None) -> Any:
@@ -263,13 +246,17 @@ def eye_like(x: Any, /, *, k: Any = 0, dtype: Any = None, out: Any = None) -> An
     array([[0., 0., 0.],
            [1., 0., 0.]], dtype=float32)
     """
-    if type(x) is np.ndarray and x.ndim == 2 and type(k) is int and out is None:
-        fast = _numpy_fast(
-            x.shape[0], x.shape[1], k, x.dtype if dtype is None else dtype
-        )
-        if fast is not None:
-            return fast
-    ns = namespace_of(x, "x")
+    if type(x) is np.ndarray and x.ndim == 2 and out is None:
+        rows, cols = x.shape
+        small = _small_numpy_eye(rows, cols, k, x.dtype if dtype is None else dtype)
+        if small is not None:
+            return small
+    return _general_eye_like(x, k, dtype, out)
+
+
+def _general_eye_like(x: Any, k: Any, dtype: Any, out: Any) -> Any:
+    """`eye_like` for every input: find the backend, validate, build."""
+    backend = backend_of_array(x, "x")
     shape = tuple(x.shape)
     if not all(isinstance(d, int) for d in shape):
         # Dask arrays of unknown chunk sizes report nan (or None) dimensions.
@@ -281,10 +268,12 @@ def eye_like(x: Any, /, *, k: Any = 0, dtype: Any = None, out: Any = None) -> An
     if len(shape) < 2:
         msg = f"x must have rank >= 2 (batch dims, rows, cols); got shape {shape}"
         raise ValueError(msg)
-    if out is not None and namespace_of(out, "out") != ns:
-        msg = f"out must be a {ns.kind} array like x; got {type(out).__name__}"
+    if out is not None and backend_of_array(out, "out") is not backend:
+        msg = f"out must be a {backend.name} array like x; got {type(out).__name__}"
         raise TypeError(msg)
     if dtype is None:
         dtype = x.dtype if out is None else out.dtype
-    dev = None if ns is NUMPY else _device_of(x)
-    return _make(ns, shape[:-2], shape[-2], shape[-1], k, dtype, dev, out, like=x)
+    device = backend.device_of(x)
+    return _validate_and_build(
+        backend, shape[:-2], shape[-2], shape[-1], k, dtype, device, out, like=x
+    )

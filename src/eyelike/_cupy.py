@@ -1,5 +1,5 @@
-"""The CuPy backend: one ElementwiseKernel family, ``eyelike_eye``, whose
-CUDA source is ``kernels/eye.cuh``.
+"""The CuPy backend: the library's rules, and one ElementwiseKernel family,
+``eyelike_eye``, whose CUDA source is ``kernels/eye.cuh``.
 
 CuPy is imported inside the functions only, so a NumPy-only install never
 touches CUDA. The output comes from ``cupy.empty``: the kernel writes every
@@ -12,11 +12,24 @@ import contextlib
 import functools
 import importlib.resources
 from pathlib import Path
+from types import ModuleType
 from typing import Any
 
 import numpy as np
+from array_api_compat import is_cupy_namespace
 
-__all__ = ["OP_PER_MATRIX", "OP_SCALAR", "eye", "kernel_path"]
+from . import _dtypes
+from ._backend import Backend
+
+__all__ = [
+    "OP_PER_MATRIX",
+    "OP_SCALAR",
+    "CuPyBackend",
+    "check_dtype",
+    "cuda_device",
+    "eye",
+    "kernel_path",
+]
 
 # ``i`` is CuPy's loop index (always ptrdiff_t): narrowing it before ``%``
 # keeps the division 32-bit when the output is small enough (I = int).
@@ -26,6 +39,68 @@ OP_PER_MATRIX = (
     "out = eyelike_value<T, I>((I)i - b * mat_size, n_cols, kk[b]);"
 )
 _INT32_LIMIT = 2**31  # I = int iff the flat index fits in it
+
+
+class CuPyBackend(Backend):
+    """CuPy: GPU memory, NumPy dtypes less those CuPy lacks, strided outs."""
+
+    name = "cupy"
+    module = "cupy"
+    compat_module = "array_api_compat.cupy"
+    needs_gpu = True
+
+    @staticmethod
+    def recognises(xp: ModuleType) -> bool:
+        return bool(is_cupy_namespace(xp))
+
+    def resolve_device(self, device: Any) -> Any:
+        if (isinstance(device, int) and not isinstance(device, bool)) or hasattr(
+            device, "id"
+        ):
+            return cuda_device(device)
+        msg = f"device must be a CUDA device id or cupy.cuda.Device; got {device!r}"
+        raise ValueError(msg)
+
+    def resolve_dtype(self, dtype: Any, device: Any) -> tuple[Any, int]:
+        dt = check_dtype(_dtypes.from_numpy(dtype, self.name))
+        return dt, dt.itemsize
+
+    def scratch_bytes(self, n_rows: int, n_cols: int, k: Any) -> int:
+        return 0
+
+    def strides(self, out: Any) -> tuple[int, ...] | None:
+        return tuple(s // out.itemsize for s in out.strides)
+
+    def to_numpy(self, x: Any) -> np.ndarray[Any, Any]:
+        return np.asarray(x.get())
+
+    def eye(
+        self,
+        shape: tuple[int, ...],
+        k: Any,
+        dtype: Any,
+        device: Any,
+        out: Any,
+        *,
+        chunks: Any = None,
+        like: Any = None,
+    ) -> Any:
+        return eye(shape, k, dtype, device, out)
+
+
+def check_dtype(dt: np.dtype[Any], why: str = "") -> np.dtype[Any]:
+    """``dt`` if CuPy can make arrays of it (``why`` ends the message)."""
+    if dt.type.__module__ == "ml_dtypes":
+        msg = f"dtype {dt.name} is not supported by CuPy{why}"
+        raise TypeError(msg)
+    return dt
+
+
+def cuda_device(device: Any) -> Any:
+    """A ``cupy.cuda.Device`` from a device id or any object with ``.id``."""
+    import cupy
+
+    return cupy.cuda.Device(getattr(device, "id", device))
 
 
 def kernel_path() -> Path:
@@ -84,7 +159,7 @@ def eye(
     if out is not None:
         where: Any = out.device
     elif device is not None:
-        where = cupy.cuda.Device(getattr(device, "id", device))
+        where = cuda_device(device)
     else:
         where = contextlib.nullcontext()
     with where:

@@ -14,15 +14,58 @@ from __future__ import annotations
 
 import math
 import operator
+from types import ModuleType
 from typing import Any
 
 import numpy as np
+from array_api_compat import is_dask_namespace
 
-from . import _numpy
+from . import _cupy, _dtypes, _numpy
+from ._backend import Backend
+from ._integers import is_bool_like
 
-__all__ = ["eye"]
+__all__ = ["DaskBackend", "eye"]
 
 Chunks = tuple[tuple[int, ...], ...]
+
+
+class DaskBackend(Backend):
+    """Dask: lazy, immutable arrays whose chunks are NumPy or CuPy arrays."""
+
+    name = "dask"
+    module = "dask.array"
+    compat_module = "array_api_compat.dask.array"
+    mutable = False
+    takes_chunks = True
+
+    @staticmethod
+    def recognises(xp: ModuleType) -> bool:
+        return bool(is_dask_namespace(xp))
+
+    def resolve_dtype(self, dtype: Any, device: Any) -> tuple[Any, int]:
+        dt = _dtypes.from_numpy(dtype, self.name)
+        return dt, dt.itemsize
+
+    def scratch_bytes(self, n_rows: int, n_cols: int, k: Any) -> int:
+        return 0  # nothing is made until computed, chunk by chunk
+
+    def to_numpy(self, x: Any) -> np.ndarray[Any, Any]:
+        computed = x.compute()
+        get = getattr(computed, "get", None)  # CuPy chunks
+        return np.asarray(get() if callable(get) else computed)
+
+    def eye(
+        self,
+        shape: tuple[int, ...],
+        k: Any,
+        dtype: Any,
+        device: Any,
+        out: Any,
+        *,
+        chunks: Any = None,
+        like: Any = None,
+    ) -> Any:
+        return eye(shape, k, dtype, chunks, like)
 
 
 def _dask_array() -> Any:
@@ -56,7 +99,8 @@ def _bad_chunks(chunks: Any, batch: tuple[int, ...], why: str) -> ValueError:
 
 
 def _has_bool(spec: Any) -> bool:
-    if isinstance(spec, (bool, np.bool_)):
+    """Whether a chunks spec holds a bool anywhere (dicts and nests too)."""
+    if is_bool_like(spec):
         return True
     if isinstance(spec, dict):
         return any(_has_bool(v) for v in spec.values())
@@ -165,8 +209,6 @@ def _block(
 ) -> Any:
     """Make one chunk: whole matrices, on the NumPy or the CuPy backend."""
     if gpu:
-        from . import _cupy
-
         return _cupy.eye(chunk_shape, k, out_dtype, None, None)
     k = k if isinstance(k, int) else _host(k)
     return _numpy.eye(chunk_shape, k, out_dtype, None)
@@ -209,9 +251,8 @@ def eye(shape: tuple[int, ...], k: Any, dtype: Any, chunks: Any, like: Any) -> A
 
     dtype = np.dtype(dtype)
     gpu = _on_gpu(like)
-    if gpu and dtype.type.__module__ == "ml_dtypes":
-        msg = f"dtype {dtype.name} is not supported by CuPy (the chunks' library)"
-        raise TypeError(msg)
+    if gpu:
+        _cupy.check_dtype(dtype, " (the chunks' library)")
     batch, (n_rows, n_cols) = shape[:-2], shape[-2:]
     bc = _batch_chunks(chunks, shape, dtype, like)
     out_chunks = (*bc, (n_rows,), (n_cols,))

@@ -1,20 +1,160 @@
-"""PyTorch's native fast path: ``zeros`` then one strided diagonal fill."""
+"""The PyTorch backend: the library's rules, and torch's own idioms for a
+scalar offset: ``torch.eye`` (or ``zeros`` and a diagonal fill) for one
+matrix, copied over a batch; per-matrix offsets take the generic path."""
 
 from __future__ import annotations
 
+import itertools
+import math
+from types import ModuleType
 from typing import Any
 
-__all__ = ["eye"]
+import numpy as np
+from array_api_compat import is_torch_namespace
+
+from . import _dtypes, _size
+from ._backend import Backend, array_api_eye
+
+__all__ = ["TorchBackend"]
+
+_WIDE_UNSIGNED = frozenset({"torch.uint16", "torch.uint32", "torch.uint64"})
+# Matrices up to this many elements are made once and copied over a batch;
+# the template is then at most 256 KiB beside the output.
+_SMALL_MATRIX = 1 << 14
 
 
-def eye(shape: tuple[int, ...], k: int, dtype: Any, device: Any, out: Any) -> Any:
-    """Fill ``out`` (or a new tensor) with the batched eye; ``k`` is clamped."""
-    import torch
+class TorchBackend(Backend):
+    """PyTorch: CPU, CUDA, MPS or meta tensors, strided and mutable."""
 
-    if out is None:
-        out = torch.zeros(shape, dtype=dtype, device=device)
-    else:
-        out.zero_()
-    if out.numel():
-        out.diagonal(k, -2, -1).fill_(1)
-    return out
+    name = "torch"
+    module = "torch"
+    compat_module = "array_api_compat.torch"
+
+    @staticmethod
+    def recognises(xp: ModuleType) -> bool:
+        return bool(is_torch_namespace(xp))
+
+    def resolve_device(self, device: Any) -> Any:
+        torch = self.library
+        try:
+            dev = torch.device(device)
+        except (RuntimeError, TypeError, ValueError):
+            msg = f"device {device!r} is not a torch device"
+            raise ValueError(msg) from None
+        if dev.type not in ("cpu", "meta") and not _has_device_type(torch, dev.type):
+            msg = f"device {device!r}: this torch build has no {dev.type} device"
+            raise ValueError(msg)
+        return dev
+
+    def device_of(self, x: Any) -> Any:
+        return x.device
+
+    def same_device(self, have: Any, want: Any) -> bool:
+        if have == want:
+            return True
+        # torch.device("cuda") means the current CUDA device: match on type.
+        return want.index is None and have.type == want.type
+
+    def on_host(self, device: Any) -> bool:
+        return device is None or device.type == "cpu"
+
+    def dtype_table(self, device: Any) -> dict[str, Any]:
+        table = super().dtype_table(device)
+        # array-api-compat lists only the standard's set; torch has more.
+        for name in _dtypes.STANDARD_NAMES + _dtypes.EXTRA_NAMES:
+            dt = getattr(self.library, name, None)
+            if isinstance(dt, self.library.dtype):
+                table.setdefault(name, dt)
+        return table
+
+    def scratch_bytes(self, n_rows: int, n_cols: int, k: Any) -> int:
+        # A per-matrix k takes the generic path, with its (R, C) temporaries.
+        return 0 if isinstance(k, int) else super().scratch_bytes(n_rows, n_cols, k)
+
+    def check_empty_shape(
+        self, shape: tuple[int, ...], itemsize: int, on_host: bool
+    ) -> None:
+        _size.refuse_span(shape, _storage_span(shape), "elements")
+
+    def as_index_array(self, k: Any, n_cols: int) -> Any:
+        if str(k.dtype) not in _WIDE_UNSIGNED:
+            return k
+        # torch's CPU kernels lack clamp/compare for uint16-64: widen first;
+        # uint64 values >= 2**63 wrap negative and are all beyond the matrix.
+        wide = k.to(self.library.int64)
+        if str(k.dtype) == "torch.uint64":
+            wide = self.library.where(wide < 0, n_cols, wide)
+        return wide
+
+    def strides(self, out: Any) -> tuple[int, ...] | None:
+        return tuple(out.stride())
+
+    def check_writeable(self, out: Any) -> None:
+        if out.requires_grad:
+            msg = "out requires grad: autograd cannot track an in-place fill of it"
+            raise ValueError(msg)
+
+    def to_numpy(self, x: Any) -> np.ndarray[Any, Any]:
+        x = x.detach().cpu()
+        try:
+            return np.asarray(x.numpy())
+        except TypeError:  # bfloat16, float8: NumPy has no such type
+            return np.asarray(x.to(self.library.float32).numpy())
+
+    def eye(
+        self,
+        shape: tuple[int, ...],
+        k: Any,
+        dtype: Any,
+        device: Any,
+        out: Any,
+        *,
+        chunks: Any = None,
+        like: Any = None,
+    ) -> Any:
+        if not isinstance(k, int):
+            return array_api_eye(self.xp, shape, k, dtype, device, out)
+        torch = self.library
+        n_rows, n_cols = shape[-2:]
+        batch = shape[:-2]
+        if batch and n_rows * n_cols > _SMALL_MATRIX:
+            # A large matrix is not worth a template: write in place.
+            if out is None:
+                out = torch.zeros(shape, dtype=dtype, device=device)
+            else:
+                out.zero_()
+            if out.numel():
+                out.diagonal(k, -2, -1).fill_(1)
+            return out
+        # One matrix, made by torch's own eye where it can (one kernel: the
+        # cheapest call torch has), then copied over the batch: torch's own
+        # idiom, faster than zeros plus a strided diagonal fill.
+        if k == 0 and str(dtype) not in _WIDE_UNSIGNED:
+            matrix = torch.eye(n_rows, n_cols, dtype=dtype, device=device)
+        else:  # torch.eye has no offset, nor uint16-64 on the CPU
+            matrix = torch.zeros((n_rows, n_cols), dtype=dtype, device=device)
+            if -n_rows < k < n_cols:
+                matrix.diagonal(k).fill_(1)
+        if out is not None:
+            return out.copy_(matrix)  # broadcast over the batch: one pass
+        # ``clone`` of an expanded view: a fresh, contiguous, writeable batch.
+        return matrix.expand(shape).clone() if batch else matrix
+
+
+def _has_device_type(torch: Any, kind: str) -> bool:
+    backend = getattr(torch.backends, kind, None) if kind == "mps" else None
+    module = backend or getattr(torch, kind, None)
+    check = getattr(module, "is_available", None)
+    return bool(check()) if callable(check) else False
+
+
+def _storage_span(shape: tuple[int, ...]) -> int:
+    """The largest number torch computes making ``shape``: its element count
+    multiplied left to right (up to the first zero) and its strides."""
+    strides, stride = [], 1
+    for d in reversed(shape):
+        strides.append(stride)
+        stride *= max(d, 1)
+    # torch multiplies the count in unsigned 64 bits: past 2**64 - 1 it fails.
+    lead = math.prod(itertools.takewhile(bool, shape))
+    return max(lead if lead >= 2**64 else 0, *strides)

@@ -12,15 +12,10 @@ from __future__ import annotations
 
 from typing import Any
 
-from . import _core
-from ._args import (
-    INT64_MAX,
-    INT64_MIN,
-    dtype_name,
-    is_integer_scalar,
-    resolve_dtype,
-)
-from ._compat import NUMPY, device, namespace_of
+from . import _core, _dtypes
+from ._dtypes import dtype_name
+from ._integers import INT64_MAX, INT64_MIN, is_integer_scalar
+from ._registry import backend_of_array
 
 __all__ = ["eye_like"]
 
@@ -143,7 +138,7 @@ def eye_like(x: Any, *, dtype: int | None = None, k: int = 0) -> Any:
     array([[1., 0.],
            [0., 1.]])
     """
-    ns = namespace_of(x, "x")
+    backend = backend_of_array(x, "x")
     shape = tuple(x.shape)
     if len(shape) != 2:
         msg = f"x must have rank 2 (EyeLike-9 takes a matrix); got shape {shape}"
@@ -160,9 +155,9 @@ def eye_like(x: Any, *, dtype: int | None = None, k: int = 0) -> Any:
         return _core.eye_like(x, k=offset)
     name = _output_type(dtype)
     try:
-        out_dtype, _ = resolve_dtype(name, ns, None if ns is NUMPY else device(x))
+        out_dtype, _ = _dtypes.resolve(backend, name, backend.device_of(x))
     except TypeError as exc:
         label = _enum_label(int(dtype))
-        msg = f"dtype={int(dtype)} ({label}) is not available for {ns.kind}: {exc}"
+        msg = f"dtype={int(dtype)} ({label}) is not available for {backend.name}: {exc}"
         raise TypeError(msg) from None
     return _core.eye_like(x, k=offset, dtype=out_dtype)

@@ -17,8 +17,10 @@ from typing import Any
 
 import numpy as np
 
-from . import _args, _core
-from ._compat import NUMPY, Namespace, device, namespace_of
+from . import _core, _dtypes
+from ._backend import Backend
+from ._integers import INT64_MAX, INT64_MIN, is_integer_scalar, is_time, within_int64
+from ._registry import NUMPY, backend_of_array
 
 __all__ = ["eye"]
 
@@ -82,7 +84,7 @@ def _is_array(value: Any) -> bool:
 
 
 def _check_t_num(dtype: Any, name: str) -> None:
-    dtype_name = _args.dtype_name(dtype)
+    dtype_name = _dtypes.dtype_name(dtype)
     if dtype_name not in _T_NUM:
         kind = "a bool" if dtype_name == "bool" else f"dtype {dtype}"
         msg = f"{name} must be of type int32 or int64 (Eye-9's T_NUM); got {kind}"
@@ -96,7 +98,7 @@ def _scalar(value: Any, name: str) -> tuple[int, Any]:
         raise TypeError(msg)
     if isinstance(value, int):
         return int(value), None
-    if isinstance(value, (np.timedelta64, np.datetime64)):
+    if is_time(value):
         msg = f"{name} must be an int32/int64 integer; got {value!r}"
         raise TypeError(msg)
     if isinstance(value, np.generic):
@@ -108,7 +110,7 @@ def _scalar(value: Any, name: str) -> tuple[int, Any]:
             f"array; got {type(value).__name__} {value!r:.80}"
         )
         raise TypeError(msg)
-    namespace_of(value, name)
+    backend_of_array(value, name)
     _check_t_num(value.dtype, name)
     shape = tuple(value.shape)
     if shape not in ((), (1,)):
@@ -120,16 +122,6 @@ def _scalar(value: Any, name: str) -> tuple[int, Any]:
     return int(value if not shape else value[0]), value
 
 
-def _count(value: int, name: str) -> int:
-    if value < 0:
-        msg = f"{name} must be non-negative; got {value}"
-        raise ValueError(msg)
-    if value > _args.INT64_MAX:
-        msg = f"{name} must fit in int64; got {value}"
-        raise ValueError(msg)
-    return value
-
-
 def _batch(batch_shape: Any) -> tuple[tuple[int, ...], Any]:
     """``batch_shape`` as a tuple of counts, and the array it came from."""
     if batch_shape is None:
@@ -138,7 +130,7 @@ def _batch(batch_shape: Any) -> tuple[tuple[int, ...], Any]:
         items: Sequence[Any] = batch_shape
         source = None
     elif _is_array(batch_shape):
-        namespace_of(batch_shape, "batch_shape")
+        backend_of_array(batch_shape, "batch_shape")
         _check_t_num(batch_shape.dtype, "batch_shape")
         shape = tuple(batch_shape.shape)
         if len(shape) != 1:
@@ -155,31 +147,28 @@ def _batch(batch_shape: Any) -> tuple[tuple[int, ...], Any]:
         raise TypeError(msg)
     dims = []
     for i, item in enumerate(items):
-        if not _args.is_integer_scalar(item):
+        if not is_integer_scalar(item):
             msg = (
                 f"batch_shape[{i}] must be a non-negative int; got "
                 f"{type(item).__name__} {item!r:.80}"
             )
             raise TypeError(msg)
-        dims.append(_count(int(item), f"batch_shape[{i}]"))
+        dims.append(within_int64(int(item), f"batch_shape[{i}]", "fit in int64"))
     return tuple(dims), source
 
 
-def _placement(named_arrays: dict[str, Any]) -> tuple[Namespace, Any]:
+def _placement(named_arrays: dict[str, Any]) -> tuple[Backend, Any]:
     """The one namespace (and device) of the array inputs; NumPy if none."""
     arrays = {n: a for n, a in named_arrays.items() if a is not None}
     if not arrays:
         return NUMPY, None
-    spaces = {n: namespace_of(a, n) for n, a in arrays.items()}
-    kinds = {ns.kind for ns in spaces.values()}
-    if len(kinds) > 1:
-        listing = ", ".join(f"{n}: {ns.kind}" for n, ns in spaces.items())
+    backends = {n: backend_of_array(a, n) for n, a in arrays.items()}
+    if len(set(backends.values())) > 1:
+        listing = ", ".join(f"{n}: {b.name}" for n, b in backends.items())
         msg = f"array inputs must all come from one namespace; got {listing}"
         raise TypeError(msg)
-    ns = next(iter(spaces.values()))
-    if ns is NUMPY:
-        return ns, None
-    devices = {n: device(a) for n, a in arrays.items()}
+    backend = next(iter(backends.values()))
+    devices = {n: backend.device_of(a) for n, a in arrays.items()}
     first_name, first = next(iter(devices.items()))
     for n, dev in devices.items():
         if dev != first:
@@ -188,7 +177,7 @@ def _placement(named_arrays: dict[str, Any]) -> tuple[Namespace, Any]:
                 f"{first} but {n} is on {dev}"
             )
             raise ValueError(msg)
-    return ns, first
+    return backend, first
 
 
 def eye(
@@ -272,12 +261,12 @@ def eye(
     cols, cols_src = _scalar(num_columns, "num_columns")
     k, k_src = _scalar(diagonal_index, "diagonal_index")
     batch, batch_src = _batch(batch_shape)
-    _count(rows, "num_rows")
-    _count(cols, "num_columns")
-    if not _args.INT64_MIN <= k <= _args.INT64_MAX:
+    within_int64(rows, "num_rows", "fit in int64")
+    within_int64(cols, "num_columns", "fit in int64")
+    if not INT64_MIN <= k <= INT64_MAX:
         msg = f"diagonal_index must fit in int64 (Eye-9's T_NUM); got {k}"
         raise ValueError(msg)
-    ns, dev = _placement(
+    backend, dev = _placement(
         {
             "num_rows": rows_src,
             "num_columns": cols_src,
@@ -286,7 +275,7 @@ def eye(
         }
     )
     try:
-        dtype, _ = _args.resolve_dtype(dtype_name, ns, dev)
+        dtype, _ = _dtypes.resolve(backend, dtype_name, dev)
     except TypeError as exc:
         msg = f"output_type={output_type!r} ({dtype_name}) is not available: {exc}"
         raise TypeError(msg) from None
@@ -297,5 +286,5 @@ def eye(
         batch_shape=batch,
         dtype=dtype,
         device=dev,
-        xp=ns.native,
+        xp=backend.library,
     )

@@ -1,0 +1,38 @@
+"""The array-api-strict backend: the standard's reference namespace."""
+
+from __future__ import annotations
+
+from types import ModuleType
+from typing import Any
+
+import numpy as np
+from array_api_compat import is_array_api_strict_namespace
+
+from ._backend import Backend
+
+__all__ = ["ArrayApiStrictBackend"]
+
+
+class ArrayApiStrictBackend(Backend):
+    """array-api-strict: host memory, named devices, the standard's dtypes."""
+
+    name = "array_api_strict"
+    module = "array_api_strict"
+
+    @staticmethod
+    def recognises(xp: ModuleType) -> bool:
+        return bool(is_array_api_strict_namespace(xp))
+
+    def resolve_device(self, device: Any) -> Any:
+        devices = self.xp.__array_namespace_info__().devices()
+        if device not in devices:
+            msg = f"device {device!r} is not one of {devices}"
+            raise ValueError(msg)
+        return device
+
+    def on_host(self, device: Any) -> bool:
+        return True
+
+    def to_numpy(self, x: Any) -> np.ndarray[Any, Any]:
+        # bfloat16 has no DLPack code NumPy reads; its buffer converts.
+        return np.asarray(x) if "bfloat" in str(x.dtype) else np.from_dlpack(x)

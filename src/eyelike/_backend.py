@@ -1,0 +1,232 @@
+"""The backend contract: what eyelike must know of an array library.
+
+Each library is one subclass of `Backend` in its own module (``_numpy``,
+``_cupy``, ``_torch``, ``_jax``, ``_dask``, ``_array_api_strict``, and
+``_generic`` for any other Array API namespace), listed once in
+``_registry``. The front end validates every argument through these methods
+and then calls `Backend.eye`; it never asks which library it is talking to.
+
+The defaults here are those of a generic Array API namespace: devices and
+dtypes as its inspection API reports them, no writes in place assumed, no
+strides known. A backend overrides what its library does differently.
+"""
+
+from __future__ import annotations
+
+import importlib
+import math
+from types import ModuleType
+from typing import Any, ClassVar
+
+import numpy as np
+from array_api_compat import device as array_device
+
+from . import _dtypes, _size
+
+__all__ = ["Backend", "array_api_eye"]
+
+
+class Backend:
+    """One array library, as the front end sees it.
+
+    Attributes
+    ----------
+    name
+        The library's name in messages (``"numpy"``, ``"torch"``...).
+    module
+        The import name of the namespace a user passes as ``xp=``, or None
+        for the generic path (used by the command line and the tests).
+    compat_module
+        array-api-compat's wrapper of the library, where it needs one to
+        follow the standard.
+    needs_gpu
+        Whether the library computes on a GPU only.
+    mutable
+        Whether its arrays can be filled in place (``out=``).
+    takes_chunks
+        Whether ``eye(..., chunks=)`` means something to it.
+    xp
+        A namespace that follows the Array API standard (array-api-compat's
+        wrapper where the library itself does not).
+    library
+        The library's own module, where its dtype objects live.
+    """
+
+    name: str = "array_api"
+    module: ClassVar[str | None] = None
+    compat_module: ClassVar[str | None] = None
+    needs_gpu: ClassVar[bool] = False
+    mutable: ClassVar[bool] = True
+    takes_chunks: ClassVar[bool] = False
+    # Appended to the error for a standard dtype the device lacks.
+    dtype_hint: ClassVar[str] = ""
+
+    def __init__(self, xp: Any, library: Any) -> None:
+        self.xp = xp
+        self.library = library
+
+    def __repr__(self) -> str:
+        return f"<eyelike backend {self.name}>"
+
+    @staticmethod
+    def recognises(xp: ModuleType) -> bool:
+        """Whether ``xp`` (a module) is this library's namespace."""
+        return False
+
+    @classmethod
+    def for_namespace(cls, xp: ModuleType) -> Backend:
+        """The backend instance for ``xp`` (imports the library if needed)."""
+        if cls.module is None:
+            return cls(xp, xp)
+        library = importlib.import_module(cls.module)
+        if cls.compat_module is None:
+            return cls(library, library)
+        return cls(importlib.import_module(cls.compat_module), library)
+
+    # ---------------------------------------------------------- devices
+
+    def resolve_device(self, device: Any) -> Any:
+        """Check a caller's ``device`` (not None); returns the value to pass on.
+
+        Raises
+        ------
+        ValueError
+            ``device`` is not a device of this library here.
+        """
+        return device
+
+    def device_of(self, x: Any) -> Any:
+        """The device an array of this library lives on."""
+        return array_device(x)
+
+    def same_device(self, have: Any, want: Any) -> bool:
+        """Whether an array on ``have`` satisfies a request for ``want``."""
+        return bool(have == want)
+
+    def on_host(self, device: Any) -> bool:
+        """Whether an output on ``device`` lives in this machine's memory."""
+        return False
+
+    # ----------------------------------------------------------- dtypes
+
+    def dtype_cache_key(self, device: Any) -> Any:
+        """What, besides the spelling, decides `resolve_dtype`'s answer."""
+        return device
+
+    def dtype_table(self, device: Any) -> dict[str, Any]:
+        """Name -> dtype object for every numeric dtype offered on ``device``."""
+        info = self.xp.__array_namespace_info__()
+        return dict(info.dtypes(device=device, kind=("bool", "numeric")))
+
+    def resolve_dtype(self, dtype: Any, device: Any) -> tuple[Any, int]:
+        """The dtype object ``dtype`` means here (None: the default), and its
+        item size in bytes. Called through `_dtypes.resolve`, which caches."""
+        if dtype is None:
+            info = self.xp.__array_namespace_info__()
+            dtype = info.default_dtypes(device=device)["real floating"]
+        table = self.dtype_table(device)
+        return _dtypes.from_table(dtype, table, self.name, self.dtype_hint)
+
+    def index_dtype(self, device: Any) -> Any:
+        """The namespace's default index dtype on ``device``."""
+        info = self.xp.__array_namespace_info__()
+        return info.default_dtypes(device=device)["indexing"]
+
+    # ------------------------------------------------------------ sizes
+
+    def scratch_bytes(self, n_rows: int, n_cols: int, k: Any) -> int:
+        """Temporary memory beyond the output (the generic path holds an
+        (R, C) index difference and mask)."""
+        return n_rows * n_cols * 9
+
+    def check_empty_shape(
+        self, shape: tuple[int, ...], itemsize: int, on_host: bool
+    ) -> None:
+        """Refuse a shape with no elements that the library cannot make.
+
+        By default the strides (in bytes, as NumPy counts them) multiply out
+        every nonzero dimension, and must fit in int64.
+        """
+        _size.refuse_span(shape, math.prod(d for d in shape if d) * itemsize, "bytes")
+
+    # ----------------------------------------------------- offsets, out=
+
+    def as_index_array(self, k: Any, n_cols: int) -> Any:
+        """An integer ``k`` array of this library, ready for ``clip``."""
+        return k
+
+    def strides(self, out: Any) -> tuple[int, ...] | None:
+        """``out``'s strides in elements, where the library tells them (None:
+        it copies on write, so nothing aliases)."""
+        return None
+
+    def check_writeable(self, out: Any) -> None:
+        """Refuse an ``out`` this library would not let us write."""
+
+    def to_numpy(self, x: Any) -> np.ndarray[Any, Any]:
+        """A NumPy array with ``x``'s values (copied to the host if needed)."""
+        return np.asarray(x)
+
+    # ------------------------------------------------------------- eye
+
+    def eye(
+        self,
+        shape: tuple[int, ...],
+        k: Any,
+        dtype: Any,
+        device: Any,
+        out: Any,
+        *,
+        chunks: Any = None,
+        like: Any = None,
+    ) -> Any:
+        """The batched eye of ``shape`` (or ``out``, filled), all validated.
+
+        ``k`` is a Python int, or an integer array broadcastable to the batch
+        dimensions, already clamped into ``[-n_rows, n_cols]``.
+        """
+        return array_api_eye(self.xp, shape, k, dtype, device, out)
+
+
+def array_api_eye(
+    xp: Any,
+    shape: tuple[int, ...],
+    k: Any,
+    dtype: Any,
+    device: Any,
+    out: Any | None,
+) -> Any:
+    """The reference implementation, on any Array API namespace ``xp``.
+
+    Written without in-place writes, so it also runs on JAX (under
+    ``jax.jit`` too): the mask ``col - row == k`` is built once per matrix
+    shape and broadcast over the batch, then cast to the requested dtype.
+    ``k`` is a Python int or an integer array of ``xp``, already clamped
+    into ``[-n_rows, n_cols]`` so it fits the namespace's index dtype.
+    """
+    if math.prod(shape) == 0:  # nothing to write: no (R, C) scratch either
+        return xp.zeros(shape, dtype=dtype, device=device) if out is None else out
+    n_rows, n_cols = shape[-2:]
+    index = xp.__array_namespace_info__().default_dtypes(device=device)["indexing"]
+    limit = xp.iinfo(index).max
+    if max(n_rows, n_cols) > limit:
+        # arange would wrap in a narrow index type (JAX without x64).
+        name = "n_rows" if n_rows > limit else "n_cols"
+        msg = (
+            f"{name}={max(n_rows, n_cols)} exceeds this namespace's index type "
+            f"({index}, at most {limit})"
+        )
+        raise ValueError(msg)
+    rows = xp.arange(n_rows, dtype=index, device=device)
+    cols = xp.arange(n_cols, dtype=index, device=device)
+    diff = cols[None, :] - rows[:, None]
+    if isinstance(k, int):
+        mask = diff == k
+    else:
+        mask = diff == xp.asarray(k, dtype=index, device=device)[..., None, None]
+    # ``copy=True``: a fresh, writeable array, never a broadcast view.
+    result = xp.astype(xp.broadcast_to(mask, shape), dtype, copy=True)
+    if out is None:
+        return result
+    out[...] = result
+    return out

@@ -1,0 +1,199 @@
+"""dtype resolution: one entry point, one cache, two ways of reading a dtype.
+
+Libraries built on NumPy dtypes (NumPy, CuPy, Dask) read a caller's dtype
+with NumPy's own parser, plus ml_dtypes' names; the others (PyTorch, JAX,
+array-api-strict, any Array API namespace) look it up in the table of
+dtypes the namespace offers on the device. Each backend says which, through
+its ``resolve_dtype``; `resolve` caches the answer per backend, device and
+spelling, so the common call pays one dictionary lookup.
+"""
+
+from __future__ import annotations
+
+import warnings
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+
+if TYPE_CHECKING:
+    from ._backend import Backend
+
+__all__ = [
+    "EXTRA_NAMES",
+    "ITEMSIZE",
+    "STANDARD_NAMES",
+    "dtype_name",
+    "from_numpy",
+    "from_table",
+    "resolve",
+]
+
+# The standard's numeric dtypes plus the extras a library may have.
+STANDARD_NAMES = (
+    "bool",
+    "int8",
+    "int16",
+    "int32",
+    "int64",
+    "uint8",
+    "uint16",
+    "uint32",
+    "uint64",
+    "float32",
+    "float64",
+    "complex64",
+    "complex128",
+)
+EXTRA_NAMES = (
+    "float16",
+    "bfloat16",
+    "float8_e4m3fn",
+    "float8_e5m2",
+    "float8_e4m3fnuz",
+    "float8_e5m2fnuz",
+    "float8_e8m0fnu",
+)
+ITEMSIZE = {
+    "bool": 1,
+    "int8": 1,
+    "uint8": 1,
+    "int16": 2,
+    "uint16": 2,
+    "float16": 2,
+    "bfloat16": 2,
+    "int32": 4,
+    "uint32": 4,
+    "float32": 4,
+    "int64": 8,
+    "uint64": 8,
+    "float64": 8,
+    "complex64": 8,
+    "complex128": 16,
+}
+# What NumPy's dtype parser raises for text it cannot read.
+_PARSE_ERRORS = (TypeError, ValueError, SyntaxError, OverflowError)
+# dtypes whose value set has no exact 0 (or no 1): they cannot hold an eye.
+_NO_ZERO = frozenset({"float8_e8m0fnu"})
+
+# (backend, its cache key for the device, type of the spelling, spelling)
+# -> (dtype object, item size). Keyed by type too: equal-hashing dtypes of
+# other libraries (which may warn when compared with NumPy's) never meet.
+_CACHE: dict[tuple[Any, ...], tuple[Any, int]] = {}
+_CACHE_LIMIT = 1024
+
+
+def resolve(backend: Backend, dtype: Any, device: Any) -> tuple[Any, int]:
+    """``backend``'s dtype object for ``dtype`` on ``device``, and its size.
+
+    Raises
+    ------
+    TypeError
+        ``dtype`` is not a numeric or bool dtype the namespace offers there.
+    """
+    try:
+        key = (backend, backend.dtype_cache_key(device), type(dtype), dtype)
+        found = _CACHE.get(key)
+    except TypeError:  # an unhashable spelling or device: resolve uncached
+        return backend.resolve_dtype(dtype, device)
+    if found is None:
+        found = backend.resolve_dtype(dtype, device)
+        if len(_CACHE) < _CACHE_LIMIT:
+            _CACHE[key] = found
+    return found
+
+
+def clear_cache() -> None:
+    """Forget every resolved dtype (tests fill the cache under contention)."""
+    _CACHE.clear()
+
+
+def _parse(spec: Any) -> np.dtype[Any] | None:
+    """``np.dtype(spec)``, or None where NumPy cannot read it or only guesses
+    (it warns then: an array as a dtype, a deprecated alias such as 'a3')."""
+    if isinstance(spec, np.dtype):
+        return spec
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("error", DeprecationWarning)
+            parsed: np.dtype[Any] = np.dtype(spec)
+    except (*_PARSE_ERRORS, DeprecationWarning):
+        return None
+    return parsed
+
+
+def dtype_name(dtype: Any) -> str | None:
+    """The standard name of a dtype given in any form, or None."""
+    if isinstance(dtype, str):
+        return dtype
+    parsed = _parse(dtype)
+    if parsed is not None:
+        return str(parsed.name)
+    # torch.float32, array_api_strict.float32, ...: the name after the dot.
+    name = str(dtype).rsplit(".", 1)[-1]
+    return name if name in ITEMSIZE or name in EXTRA_NAMES else None
+
+
+def _exact_zero_and_one(dt: np.dtype[Any]) -> np.dtype[Any]:
+    is_ml = dt.type.__module__ == "ml_dtypes"
+    if dt.kind not in "biufc" and not is_ml:
+        msg = f"dtype must be a numeric or bool dtype; got {dt!r} ({dt.name})"
+        raise TypeError(msg)
+    if is_ml:
+        # Values a narrow format cannot hold exactly make a wrong "identity".
+        zero, one = dt.type(0), dt.type(1)
+        if dt.name in _NO_ZERO or complex(zero) != 0 or complex(one) != 1:
+            msg = f"dtype {dt.name} cannot represent 0 and 1 exactly, so no eye"
+            raise TypeError(msg)
+    return dt
+
+
+def from_numpy(dtype: Any, library: str) -> np.dtype[Any]:
+    """A NumPy dtype (ml_dtypes' included) for a library built on them."""
+    if dtype is None:
+        return np.dtype(np.float64)
+    if isinstance(dtype, bool) or (
+        hasattr(dtype, "shape") and not isinstance(dtype, (type, np.dtype, np.generic))
+    ):
+        # NumPy would read an array's (or scalar's) dtype, with a warning.
+        msg = f"dtype must be a dtype or dtype name, not a value; got {dtype!r:.80}"
+        raise TypeError(msg)
+    dt = _parse(dtype)
+    if dt is None:
+        name = dtype_name(dtype)
+        if name is not None:
+            try:  # bfloat16, float8_*, int4, ...: ml_dtypes' own names
+                import ml_dtypes
+
+                dt = np.dtype(getattr(ml_dtypes, name))
+            except (ImportError, AttributeError, TypeError):
+                dt = _parse(name)
+    if dt is None:
+        msg = f"dtype {dtype!r:.80} is not a dtype that {library} knows"
+        raise TypeError(msg)
+    return _exact_zero_and_one(dt)
+
+
+def from_table(
+    dtype: Any, table: dict[str, Any], library: str, hint: str = ""
+) -> tuple[Any, int]:
+    """The entry of ``table`` (name -> dtype object) that ``dtype`` means."""
+    found = None
+    for name, candidate in table.items():
+        # Compare like with like only: array-api-strict warns when its dtypes
+        # are compared with NumPy's.
+        if type(dtype) is type(candidate) and dtype == candidate:
+            found = name
+            break
+    if found is None:
+        found = dtype_name(dtype) if not isinstance(dtype, bool) else None
+    if found not in table:
+        msg = (
+            f"dtype {dtype!r:.80} is not a numeric dtype of {library} on this "
+            f"device{hint if found in STANDARD_NAMES else ''}; allowed: "
+            f"{', '.join(sorted(table))}"
+        )
+        raise TypeError(msg)
+    if found in _NO_ZERO:
+        msg = f"dtype {found} cannot represent 0 and 1 exactly, so no eye"
+        raise TypeError(msg)
+    return table[found], ITEMSIZE.get(found, 1)

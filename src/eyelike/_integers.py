@@ -1,0 +1,152 @@
+"""The one rule for integer arguments: counts, batch shapes and scalar offsets.
+
+Shared by the front end and both operator adapters, so "is this an integer"
+has one answer everywhere: a Python int, or an object with ``__index__``;
+never a bool (an ``int`` subclass, but a truth value), a class or module
+given where a value belongs, or a NumPy ``timedelta64``/``datetime64``
+(NumPy makes ``timedelta64`` an integer subclass, though it is a duration).
+"""
+
+from __future__ import annotations
+
+import operator
+from collections.abc import Sequence
+from types import ModuleType
+from typing import Any
+
+import numpy as np
+
+__all__ = [
+    "INT64_MAX",
+    "INT64_MIN",
+    "MAX_BATCH_DIMS",
+    "batch_shape",
+    "dimension",
+    "index_or_none",
+    "is_bool_like",
+    "is_integer_scalar",
+    "is_time",
+    "not_data",
+    "within_int64",
+]
+
+INT64_MAX = 2**63 - 1
+INT64_MIN = -(2**63)
+MAX_BATCH_DIMS = 62  # NumPy's 64 dimensions, less the matrix's two
+
+
+def is_bool_like(value: Any) -> bool:
+    """A bool, a NumPy bool, or an array (of any library) of bools."""
+    if isinstance(value, (bool, np.bool_)):
+        return True
+    dt = getattr(value, "dtype", None)
+    return dt is not None and "bool" in str(dt)
+
+
+def not_data(value: Any) -> bool:
+    """A class or module given where a value belongs (e.g. ``np.float32``)."""
+    return isinstance(value, (type, ModuleType))
+
+
+def is_time(value: Any) -> bool:
+    """A NumPy ``timedelta64`` or ``datetime64``: durations, not counts."""
+    return isinstance(value, (np.timedelta64, np.datetime64))
+
+
+def is_integer_scalar(value: Any) -> bool:
+    """A Python or NumPy integer scalar (the operators' int attributes)."""
+    if isinstance(value, (bool, np.bool_)) or is_time(value):
+        return False
+    return isinstance(value, (int, np.integer))
+
+
+def index_or_none(value: Any) -> int | None:
+    """``value`` as a Python int under the one rule, or None if it is not one.
+
+    A caller's own ``__index__`` may raise anything; only ``TypeError`` means
+    "not an integer": other exceptions pass through unchanged.
+    """
+    if is_bool_like(value) or not_data(value) or is_time(value):
+        return None
+    try:
+        return operator.index(value)
+    except TypeError:
+        return None
+
+
+def within_int64(value: int, name: str, limit_text: str = "at most 2**63 - 1") -> int:
+    """``value`` if it is a non-negative int64, else ``ValueError`` naming it."""
+    if value < 0:
+        msg = f"{name} must be non-negative; got {value}"
+        raise ValueError(msg)
+    if value > INT64_MAX:
+        msg = f"{name} must be {limit_text}; got {value}"
+        raise ValueError(msg)
+    return value
+
+
+def dimension(value: Any, name: str) -> int:
+    """A non-negative dimension: a Python int or any object with ``__index__``."""
+    if type(value) is int and 0 <= value <= INT64_MAX:
+        return value
+    v = index_or_none(value)
+    if v is None:
+        if is_bool_like(value):
+            msg = f"{name} must be a non-negative integer, not a bool; got {value!r}"
+        elif not_data(value) or is_time(value):
+            msg = f"{name} must be a non-negative integer; got {value!r:.80}"
+        else:
+            msg = (
+                f"{name} must be a non-negative integer (int or object with "
+                f"__index__); got {type(value).__name__} {value!r:.80}"
+            )
+        raise TypeError(msg)
+    return within_int64(v, name)
+
+
+def batch_shape(value: Any, name: str = "batch_shape") -> tuple[int, ...]:
+    """``batch_shape`` as a tuple of counts (an int, sequence or 1-D array)."""
+    if type(value) is tuple and len(value) <= MAX_BATCH_DIMS:
+        # The common spellings cost one pass: no conversion, no messages.
+        if not value or all(type(v) is int and 0 <= v <= INT64_MAX for v in value):
+            return value
+    elif type(value) is int and 0 <= value <= INT64_MAX:
+        return (value,)
+    if (
+        isinstance(value, (str, bytes))
+        or not_data(value)
+        or (is_bool_like(value) and not hasattr(value, "shape"))
+    ):
+        msg = f"{name} must be an int or a sequence of ints; got {value!r:.80}"
+        raise TypeError(msg)
+    shape = getattr(value, "shape", None)
+    if shape is not None:
+        if len(shape) == 0:
+            return (dimension(value, name),)
+        if len(shape) != 1:
+            msg = f"{name} must be 1-D when given as an array; got shape {shape}"
+            raise ValueError(msg)
+        if is_bool_like(value):
+            msg = f"{name} must hold integers, not bools; got {value!r:.80}"
+            raise TypeError(msg)
+        if shape[0] > MAX_BATCH_DIMS:
+            items = value
+        elif hasattr(value, "tolist"):
+            items = value.tolist()
+        else:  # e.g. array-api-strict: its 0-D entries have __index__
+            items = [value[i] for i in range(shape[0])]
+    elif isinstance(value, Sequence):
+        items = value
+    elif hasattr(value, "__index__"):
+        return (dimension(value, name),)
+    else:
+        msg = f"{name} must be an int or a sequence of ints; got {value!r:.80}"
+        raise TypeError(msg)
+    if len(items) > MAX_BATCH_DIMS:
+        # Checked before reading the entries: a huge range would take hours.
+        msg = (
+            f"{name} has {len(items)} dimensions; at most {MAX_BATCH_DIMS} "
+            f"are supported (NumPy arrays have at most 64 dimensions)"
+        )
+        raise ValueError(msg)
+    return tuple(dimension(v, f"{name}[{i}]") for i, v in enumerate(items))

@@ -1,0 +1,124 @@
+"""The diagonal offset ``k``: one int, or one per matrix, clamped.
+
+Every ``k >= n_cols`` (or ``<= -n_rows``) gives all zeros, so clamping into
+``[-n_rows, n_cols]`` keeps the meaning and makes ``k`` fit any index type:
+nothing truncates later, whatever the caller's integer width.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+
+from ._integers import index_or_none, is_bool_like, is_time, not_data
+
+if TYPE_CHECKING:
+    from ._backend import Backend
+
+__all__ = ["clamped_offsets"]
+
+
+def clamped_offsets(
+    k: Any, backend: Backend, batch: tuple[int, ...], n_rows: int, n_cols: int
+) -> Any:
+    """``k`` clamped into ``[-n_rows, n_cols]``.
+
+    Returns a Python int for a scalar ``k`` (a 0-D array included: one
+    offset for every matrix); for an array ``k`` an integer array (NumPy for
+    host data, else ``backend``'s own) whose shape broadcasts to ``batch``.
+    """
+    if type(k) is int:
+        return min(max(k, -n_rows), n_cols)
+    if not_data(k) or is_time(k):
+        msg = f"k must be an integer or an integer array; got {k!r:.80}"
+        raise TypeError(msg)
+    is_array = hasattr(k, "shape") and not isinstance(k, np.generic)
+    if not is_array and not isinstance(k, (list, tuple)):
+        return min(max(_scalar(k), -n_rows), n_cols)
+    if isinstance(k, (list, tuple, np.ndarray)):
+        arr: Any = _host_array(k)
+        k_backend = None
+    else:
+        from ._registry import backend_of_array
+
+        k_backend = backend_of_array(k, "k")
+        if k_backend is not backend:
+            msg = (
+                f"k must be an int, a Python sequence, a NumPy array or a "
+                f"{backend.name} array; got a {k_backend.name} array"
+            )
+            raise TypeError(msg)
+        if is_bool_like(k) or not backend.xp.isdtype(k.dtype, "integral"):
+            msg = f"k must be an integer array; got dtype {k.dtype}"
+            raise TypeError(msg)
+        arr = k
+    shape = tuple(arr.shape)
+    try:
+        fits = np.broadcast_shapes(shape, batch) == batch
+    except ValueError:
+        fits = False
+    if not fits:
+        msg = f"k of shape {shape} does not broadcast to batch_shape {batch}"
+        raise ValueError(msg)
+    if k_backend is None:
+        clamped_host = _clamp_host(arr, -n_rows, n_cols)
+        return int(clamped_host) if clamped_host.ndim == 0 else clamped_host
+    xp = backend.xp
+    arr = backend.as_index_array(arr, n_cols)
+    info = xp.iinfo(arr.dtype)
+    clamped = xp.clip(arr, max(-n_rows, info.min), min(n_cols, info.max))
+    return xp.astype(clamped, backend.index_dtype(backend.device_of(arr)))
+
+
+def _scalar(k: Any) -> int:
+    """A scalar ``k`` as a Python int, under the one integer rule."""
+    v = index_or_none(k)
+    if v is None:
+        if is_bool_like(k):
+            msg = f"k must be an integer or an integer array, not a bool; got {k!r}"
+        else:
+            msg = (
+                f"k must be an integer or an integer array; got "
+                f"{type(k).__name__} {k!r:.80}"
+            )
+        raise TypeError(msg)
+    return v
+
+
+def _host_array(k: Any) -> np.ndarray[Any, Any]:
+    """A NumPy integer (or object-of-int) array from a NumPy array or sequence."""
+    if isinstance(k, np.ndarray):
+        if k.dtype.kind not in "iu":
+            msg = f"k must be an integer array; got dtype {k.dtype}"
+            raise TypeError(msg)
+        return k
+    # dtype=object: NumPy would silently turn [2**63, -1] into floats.
+    try:
+        arr = np.asarray(k, dtype=object)
+    except TypeError:  # an entry NumPy cannot hold at all
+        msg = f"k must hold integers only; got {k!r:.80}"
+        raise TypeError(msg) from None
+    except ValueError:
+        msg = f"k must be a rectangular sequence of integers; got {k!r:.80}"
+        raise ValueError(msg) from None
+    entries = []
+    for v in arr.ravel().tolist():
+        entry = index_or_none(v)
+        if entry is None:  # at the first: later entries' __index__ never runs
+            msg = f"k must hold integers only; got {k!r:.80}"
+            raise TypeError(msg)
+        entries.append(entry)
+    arr.ravel()[:] = entries
+    return arr
+
+
+def _clamp_host(arr: np.ndarray[Any, Any], lo: int, hi: int) -> np.ndarray[Any, Any]:
+    if arr.dtype == object:
+        flat = [min(max(int(v), lo), hi) for v in arr.ravel().tolist()]
+        shaped: np.ndarray[Any, Any] = np.reshape(np.array(flat, np.int64), arr.shape)
+        return shaped
+    info = np.iinfo(arr.dtype)
+    clipped: np.ndarray[Any, Any] = np.clip(arr, max(lo, info.min), min(hi, info.max))
+    as_int64: np.ndarray[Any, Any] = clipped.astype(np.int64)
+    return as_int64

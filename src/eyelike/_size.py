@@ -1,0 +1,73 @@
+"""Size checks: refuse outputs that overflow or could never be allocated.
+
+The rules every library shares live here; each backend adds its own limits
+for shapes with no elements (`Backend.check_empty_shape`), which still
+cost strides, or host memory, in some libraries.
+"""
+
+from __future__ import annotations
+
+import functools
+import math
+import os
+from typing import TYPE_CHECKING
+
+from ._integers import INT64_MAX
+
+if TYPE_CHECKING:
+    from ._backend import Backend
+
+__all__ = ["check", "physical_memory", "refuse_span"]
+
+
+@functools.lru_cache(maxsize=1)
+def physical_memory() -> int:
+    """This machine's main memory in bytes (2**63 - 1 where unknown)."""
+    try:
+        return os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES")
+    except (AttributeError, ValueError, OSError):  # not POSIX: no limit known
+        return INT64_MAX
+
+
+def refuse_span(shape: tuple[int, ...], span: int, unit: str) -> None:
+    """Refuse an empty shape whose strides span more than int64 holds."""
+    if span > INT64_MAX:
+        msg = (
+            f"output shape {shape} has no elements but cannot be "
+            f"represented: its strides span {span} {unit}, more than 2**63 - 1"
+        )
+        raise ValueError(msg)
+
+
+def check(
+    backend: Backend,
+    shape: tuple[int, ...],
+    itemsize: int,
+    on_host: bool,
+    scratch: int,
+) -> None:
+    """Refuse ``shape`` if its size overflows or exceeds this machine.
+
+    ``scratch`` is the backend's temporary memory beyond the output; the
+    memory limit applies to outputs in this machine's main memory only.
+    """
+    n = math.prod(shape)
+    if n > INT64_MAX:
+        msg = f"output shape {shape} has {n} elements, more than 2**63 - 1"
+        raise ValueError(msg)
+    nbytes = n * itemsize
+    if nbytes > INT64_MAX:
+        msg = f"output shape {shape} needs {nbytes} bytes, more than 2**63 - 1"
+        raise ValueError(msg)
+    if n == 0:
+        backend.check_empty_shape(shape, itemsize, on_host)
+        return
+    nbytes += scratch
+    # Looked up through the module so tests can pretend a smaller machine.
+    memory = physical_memory()
+    if on_host and nbytes > memory:
+        msg = (
+            f"output shape {shape} needs {nbytes} bytes, more than this "
+            f"machine's {memory} bytes of memory"
+        )
+        raise MemoryError(msg)
