@@ -453,3 +453,37 @@ def test_distributed_one_big_chunk_breaks_the_limit(client: Any) -> None:
     with pytest.raises(distributed.KilledWorker):
         client.compute(da.count_nonzero(x), sync=True)
     assert math.prod(x.shape) * 4 > 3 * MEMORY_LIMIT
+
+
+# ------------------------------------------------- unknown chunk sizes
+
+
+def _unknown_sizes(a: Any) -> Any:
+    """``a`` filtered along its first axis by an all-true mask: the same
+    values, but Dask no longer knows the chunk sizes (nan)."""
+    first = a if a.ndim == 1 else a[(slice(None), *(0,) * (a.ndim - 1))]
+    return a[first == first]
+
+
+def test_k_of_unknown_chunk_sizes_is_refused_by_name() -> None:
+    # Was an uncaught TypeError ('float' object cannot be interpreted as an
+    # integer) from the broadcast check.
+    k = _unknown_sizes(da.from_array(np.arange(20) % 3 - 1, chunks=5))
+    assert math.isnan(k.shape[0])
+    with pytest.raises(
+        ValueError, match=r"k must have a known shape.*compute_chunk_sizes"
+    ):
+        eyelike.eye(4, batch_shape=20, xp=da, k=k)
+    k.compute_chunk_sizes()
+    x = eyelike.eye(4, batch_shape=20, xp=da, k=k)
+    np.testing.assert_array_equal(
+        _compute_once(x), reference((20,), 4, 4, (np.arange(20) % 3 - 1).tolist())
+    )
+
+
+def test_x_of_unknown_chunk_sizes_is_refused_by_name() -> None:
+    x = _unknown_sizes(da.zeros((6, 3, 3), chunks=2))
+    with pytest.raises(
+        ValueError, match=r"x must have a known shape.*compute_chunk_sizes"
+    ):
+        eyelike.eye_like(x)

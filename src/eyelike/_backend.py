@@ -60,6 +60,8 @@ class Backend:
     takes_chunks: ClassVar[bool] = False
     # Appended to the error for a standard dtype the device lacks.
     dtype_hint: ClassVar[str] = ""
+    # The one instance the registry hands out for this library.
+    shared_instance: ClassVar[Backend | None] = None
 
     def __init__(self, xp: Any, library: Any) -> None:
         self.xp = xp
@@ -73,9 +75,16 @@ class Backend:
         """Whether ``xp`` (a module) is this library's namespace."""
         return False
 
+    @staticmethod
+    def owns_array_type(array_type: type) -> bool:
+        """Whether arrays of ``array_type`` are this library's, known without
+        probing (False: recognise them through their namespace)."""
+        return False
+
     @classmethod
-    def for_namespace(cls, xp: ModuleType) -> Backend:
-        """The backend instance for ``xp`` (imports the library if needed)."""
+    def for_namespace(cls, xp: ModuleType | None) -> Backend:
+        """The backend instance for ``xp`` (None: the library's own), which
+        imports the library if needed."""
         if cls.module is None:
             return cls(xp, xp)
         library = importlib.import_module(cls.module)
@@ -95,6 +104,25 @@ class Backend:
         """
         return device
 
+    def shape_of(self, x: Any, name: str) -> tuple[int, ...]:
+        """``x``'s shape as a tuple of ints (``name`` is for errors).
+
+        Raises
+        ------
+        ValueError
+            A lazy array whose shape is not known yet (None or nan entries).
+        """
+        shape = tuple(x.shape)
+        if not all(isinstance(d, int) for d in shape):
+            hint = self.unknown_shape_hint(name)
+            msg = f"{name} must have a known shape; got {shape}{hint}"
+            raise ValueError(msg)
+        return shape
+
+    def unknown_shape_hint(self, name: str) -> str:
+        """How to make a shape known, for the error `shape_of` raises."""
+        return ""
+
     def device_of(self, x: Any) -> Any:
         """The device an array of this library lives on."""
         return array_device(x)
@@ -112,6 +140,12 @@ class Backend:
     def dtype_cache_key(self, device: Any) -> Any:
         """What, besides the spelling, decides `resolve_dtype`'s answer."""
         return device
+
+    def native_dtype(self, dtype: Any, device: Any) -> tuple[Any, int] | None:
+        """``dtype`` and its size where it is plainly one of the library's own
+        dtype objects, known good on ``device`` without a lookup; else None.
+        """
+        return None
 
     def dtype_table(self, device: Any) -> dict[str, Any]:
         """Name -> dtype object for every numeric dtype offered on ``device``."""
@@ -151,9 +185,13 @@ class Backend:
 
     # ----------------------------------------------------- offsets, out=
 
-    def as_index_array(self, k: Any, n_cols: int) -> Any:
-        """An integer ``k`` array of this library, ready for ``clip``."""
-        return k
+    def clamp_offsets(self, k: Any, n_rows: int, n_cols: int) -> Any:
+        """An integer ``k`` array of this library clamped into
+        ``[-n_rows, n_cols]``, in the namespace's index dtype."""
+        xp = self.xp
+        info = xp.iinfo(k.dtype)
+        clamped = xp.clip(k, max(-n_rows, info.min), min(n_cols, info.max))
+        return xp.astype(clamped, self.index_dtype(self.device_of(k)))
 
     def strides(self, out: Any) -> tuple[int, ...] | None:
         """``out``'s strides in elements, where the library tells them (None:

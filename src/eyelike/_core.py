@@ -11,13 +11,15 @@ from typing import Any
 
 import numpy as np
 
-from . import _dtypes, _numpy, _size
 from ._backend import Backend
+from ._dtypes import resolve as resolve_dtype
 from ._integers import batch_shape as _batch_shape
 from ._integers import dimension
+from ._numpy import eye_2d
 from ._offsets import clamped_offsets
 from ._out import check_out
 from ._registry import NUMPY, backend_of_array, backend_of_namespace
+from ._size import check as check_size
 
 __all__ = ["eye", "eye_like"]
 
@@ -46,8 +48,8 @@ def _small_numpy_eye(n_rows: Any, n_cols: Any, k: Any, dtype: Any) -> Any:
         and n_rows * n_cols <= _SMALL_ELEMENTS
     ):
         return None
-    dt, _ = _dtypes.resolve(NUMPY, dtype, None)
-    return _numpy.eye_2d(n_rows, n_cols, k, dt)
+    dt, _ = resolve_dtype(NUMPY, dtype, None)
+    return eye_2d(n_rows, n_cols, k, dt)
 
 
 def _validate_and_build(
@@ -59,17 +61,17 @@ def _validate_and_build(
     dtype: Any,
     device: Any,
     out: Any,
-    chunks: Any = None,
-    like: Any = None,
+    chunks: Any,
+    like: Any,
 ) -> Any:
     """Check dtype, ``k``, size and ``out`` for ``backend``, then build."""
     if chunks is not None and not backend.takes_chunks:
         msg = f"chunks is for Dask only; got chunks={chunks!r} with {backend.name}"
         raise TypeError(msg)
-    dtype, itemsize = _dtypes.resolve(backend, dtype, device)
+    dtype, itemsize = resolve_dtype(backend, dtype, device)
     shape = (*batch, n_rows, n_cols)
     offsets = clamped_offsets(k, backend, batch, n_rows, n_cols)
-    _size.check(
+    check_size(
         backend,
         shape,
         itemsize,
@@ -110,7 +112,7 @@ def _general_eye(
     if device is not None:
         device = backend.resolve_device(device)
     return _validate_and_build(
-        backend, batch, rows, cols, k, dtype, device, out, chunks
+        backend, batch, rows, cols, k, dtype, device, out, chunks, None
     )
 
 
@@ -257,14 +259,7 @@ def eye_like(x: Any, /, *, k: Any = 0, dtype: Any = None, out: Any = None) -> An
 def _general_eye_like(x: Any, k: Any, dtype: Any, out: Any) -> Any:
     """`eye_like` for every input: find the backend, validate, build."""
     backend = backend_of_array(x, "x")
-    shape = tuple(x.shape)
-    if not all(isinstance(d, int) for d in shape):
-        # Dask arrays of unknown chunk sizes report nan (or None) dimensions.
-        msg = (
-            f"x must have a known shape; got {shape} (for Dask, call "
-            f"x.compute_chunk_sizes() first)"
-        )
-        raise ValueError(msg)
+    shape = backend.shape_of(x, "x")
     if len(shape) < 2:
         msg = f"x must have rank >= 2 (batch dims, rows, cols); got shape {shape}"
         raise ValueError(msg)
@@ -275,5 +270,5 @@ def _general_eye_like(x: Any, k: Any, dtype: Any, out: Any) -> Any:
         dtype = x.dtype if out is None else out.dtype
     device = backend.device_of(x)
     return _validate_and_build(
-        backend, shape[:-2], shape[-2], shape[-1], k, dtype, device, out, like=x
+        backend, shape[:-2], shape[-2], shape[-1], k, dtype, device, out, None, x
     )

@@ -42,6 +42,10 @@ class DaskBackend(Backend):
     def recognises(xp: ModuleType) -> bool:
         return bool(is_dask_namespace(xp))
 
+    def unknown_shape_hint(self, name: str) -> str:
+        # Arrays of unknown chunk sizes report nan dimensions.
+        return f" (for Dask, call {name}.compute_chunk_sizes() first)"
+
     def resolve_dtype(self, dtype: Any, device: Any) -> tuple[Any, int]:
         dt = _dtypes.from_numpy(dtype, self.name)
         return dt, dt.itemsize

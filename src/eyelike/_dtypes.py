@@ -21,6 +21,7 @@ if TYPE_CHECKING:
 __all__ = [
     "EXTRA_NAMES",
     "ITEMSIZE",
+    "NO_ZERO",
     "STANDARD_NAMES",
     "dtype_name",
     "from_numpy",
@@ -73,7 +74,7 @@ ITEMSIZE = {
 # What NumPy's dtype parser raises for text it cannot read.
 _PARSE_ERRORS = (TypeError, ValueError, SyntaxError, OverflowError)
 # dtypes whose value set has no exact 0 (or no 1): they cannot hold an eye.
-_NO_ZERO = frozenset({"float8_e8m0fnu"})
+NO_ZERO = frozenset({"float8_e8m0fnu"})
 
 # (backend, its cache key for the device, type of the spelling, spelling)
 # -> (dtype object, item size). Keyed by type too: equal-hashing dtypes of
@@ -90,6 +91,9 @@ def resolve(backend: Backend, dtype: Any, device: Any) -> tuple[Any, int]:
     TypeError
         ``dtype`` is not a numeric or bool dtype the namespace offers there.
     """
+    native = backend.native_dtype(dtype, device)
+    if native is not None:
+        return native
     try:
         key = (backend, backend.dtype_cache_key(device), type(dtype), dtype)
         found = _CACHE.get(key)
@@ -141,7 +145,7 @@ def _exact_zero_and_one(dt: np.dtype[Any]) -> np.dtype[Any]:
     if is_ml:
         # Values a narrow format cannot hold exactly make a wrong "identity".
         zero, one = dt.type(0), dt.type(1)
-        if dt.name in _NO_ZERO or complex(zero) != 0 or complex(one) != 1:
+        if dt.name in NO_ZERO or complex(zero) != 0 or complex(one) != 1:
             msg = f"dtype {dt.name} cannot represent 0 and 1 exactly, so no eye"
             raise TypeError(msg)
     return dt
@@ -193,7 +197,7 @@ def from_table(
             f"{', '.join(sorted(table))}"
         )
         raise TypeError(msg)
-    if found in _NO_ZERO:
+    if found in NO_ZERO:
         msg = f"dtype {found} cannot represent 0 and 1 exactly, so no eye"
         raise TypeError(msg)
     return table[found], ITEMSIZE.get(found, 1)

@@ -53,22 +53,23 @@ def clamped_offsets(
             msg = f"k must be an integer array; got dtype {k.dtype}"
             raise TypeError(msg)
         arr = k
-    shape = tuple(arr.shape)
-    try:
-        fits = np.broadcast_shapes(shape, batch) == batch
-    except ValueError:
-        fits = False
-    if not fits:
-        msg = f"k of shape {shape} does not broadcast to batch_shape {batch}"
+    shape = arr.shape if k_backend is None else k_backend.shape_of(arr, "k")
+    if not _broadcasts_to(tuple(shape), batch):
+        msg = f"k of shape {tuple(shape)} does not broadcast to batch_shape {batch}"
         raise ValueError(msg)
     if k_backend is None:
         clamped_host = _clamp_host(arr, -n_rows, n_cols)
         return int(clamped_host) if clamped_host.ndim == 0 else clamped_host
-    xp = backend.xp
-    arr = backend.as_index_array(arr, n_cols)
-    info = xp.iinfo(arr.dtype)
-    clamped = xp.clip(arr, max(-n_rows, info.min), min(n_cols, info.max))
-    return xp.astype(clamped, backend.index_dtype(backend.device_of(arr)))
+    return backend.clamp_offsets(arr, n_rows, n_cols)
+
+
+def _broadcasts_to(shape: tuple[int, ...], batch: tuple[int, ...]) -> bool:
+    """Whether ``shape`` broadcasts to exactly ``batch`` (plain comparisons,
+    which torch.compile can trace with symbolic sizes too)."""
+    if len(shape) > len(batch):
+        return False
+    tail = batch[len(batch) - len(shape) :]
+    return all(s == 1 or s == b for s, b in zip(shape, tail, strict=True))
 
 
 def _scalar(k: Any) -> int:

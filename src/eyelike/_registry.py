@@ -3,8 +3,6 @@ belongs to. Adding a library is one module and one line in `BACKENDS`."""
 
 from __future__ import annotations
 
-import functools
-import threading
 from types import ModuleType
 from typing import Any
 
@@ -34,7 +32,13 @@ BACKENDS: tuple[type[Backend], ...] = (
     GenericBackend,
 )
 
+# The backends that know their arrays and namespace by name, without
+# probing or a table: torch's compiler guards every compiled call on whatever
+# its tracing read, so the fewer objects read the cheaper each call.
+_OWNERS = tuple(c for c in BACKENDS if "owns_array_type" in vars(c))
+
 NUMPY: Backend = NumPyBackend(np, np)
+NumPyBackend.shared_instance = NUMPY
 
 
 def backend_of_namespace(xp: Any) -> Backend:
@@ -53,17 +57,31 @@ def backend_of_namespace(xp: Any) -> Backend:
             f"torch, jax.numpy, dask.array, array_api_strict); got {xp!r:.80}"
         )
         raise TypeError(msg)
-    return _recognise(xp)
+    for cls in _OWNERS:  # known by name: no table read (see backend_of_array)
+        if cls.recognises(xp):
+            return _instance(cls, xp)
+    found = _BY_NAMESPACE.get(xp.__name__)
+    if found is None:
+        found = _recognise(xp)
+        if len(_BY_NAMESPACE) < _BY_NAMESPACE_LIMIT:
+            _BY_NAMESPACE[xp.__name__] = found
+    return found
 
 
-@functools.lru_cache(maxsize=64)
+# Namespace module's name (unique in sys.modules) -> its backend, once
+# recognised. A plain dict keyed by name: torch's compiler warns about
+# functools' caches and cannot compare modules as keys.
+_BY_NAMESPACE: dict[str, Backend] = {}
+_BY_NAMESPACE_LIMIT = 64
+
+
 def _recognise(xp: ModuleType) -> Backend:
     for cls in BACKENDS:
         if cls.recognises(xp):
             # One instance per library, whichever of its modules named it
             # (``cupy`` and ``array_api_compat.cupy`` alike), so backends
             # compare by identity.
-            return NUMPY if cls is NumPyBackend else _instance(cls, xp)
+            return _instance(cls, xp)
     msg = (
         f"xp must be an array namespace such as numpy, cupy, torch, jax.numpy, "
         f"dask.array or array_api_strict; got {xp!r}"
@@ -71,28 +89,45 @@ def _recognise(xp: ModuleType) -> Backend:
     raise TypeError(msg)
 
 
-_INSTANCES: dict[Any, Backend] = {}
-_INSTANCES_LOCK = threading.Lock()
+_GENERIC_INSTANCES: dict[str, Backend] = {}
 
 
-def _instance(cls: type[Backend], xp: ModuleType) -> Backend:
-    # The generic path gets one instance per namespace; the others one each.
-    # Under a lock: two threads meeting a library first must share one.
-    key = (cls, xp) if cls is GenericBackend else cls
-    with _INSTANCES_LOCK:
-        if key not in _INSTANCES:
-            _INSTANCES[key] = cls.for_namespace(xp)
-        return _INSTANCES[key]
+def _instance(cls: type[Backend], xp: ModuleType | None) -> Backend:
+    """The one instance of ``cls`` (of the generic path: one per namespace).
+
+    Two threads meeting a library first may both build one, but
+    ``setdefault`` is atomic: both get the one stored. (No lock: torch's
+    compiler cannot trace one.) A library's instance is kept on its class,
+    read by torch's compiler as one attribute rather than a table entry.
+    """
+    if cls is GenericBackend:
+        assert xp is not None
+        found = _GENERIC_INSTANCES.get(xp.__name__)
+        if found is None:
+            found = _GENERIC_INSTANCES.setdefault(xp.__name__, cls.for_namespace(xp))
+        return found
+    found = cls.shared_instance
+    if found is None:
+        found = cls.shared_instance = cls.for_namespace(xp)
+    return found
 
 
 # Array type -> its backend, once recognised: finding the namespace of an
 # array costs more than the whole of a small torch call otherwise.
-_BY_ARRAY_TYPE: dict[type, Backend] = {np.ndarray: NUMPY}
+_BY_ARRAY_TYPE: dict[type, Backend] = {}
 _BY_ARRAY_TYPE_LIMIT = 64
 
 
 def backend_of_array(x: Any, name: str = "x") -> Backend:
     """The backend of an array ``x`` (``name`` is for errors)."""
+    # Torch and NumPy first, with no lookup in a mutable table: torch's
+    # compiler guards every compiled call on whatever tracing read (so
+    # torch's tensors do not even reach the NumPy check).
+    for cls in _OWNERS:
+        if cls.owns_array_type(type(x)):
+            return _instance(cls, None)
+    if type(x) is np.ndarray:
+        return NUMPY
     found = _BY_ARRAY_TYPE.get(type(x))
     if found is not None:
         return found

@@ -7,7 +7,6 @@ cost strides, or host memory, in some libraries.
 
 from __future__ import annotations
 
-import functools
 import math
 import os
 from typing import TYPE_CHECKING
@@ -20,13 +19,21 @@ if TYPE_CHECKING:
 __all__ = ["check", "physical_memory", "refuse_span"]
 
 
-@functools.lru_cache(maxsize=1)
-def physical_memory() -> int:
-    """This machine's main memory in bytes (2**63 - 1 where unknown)."""
+def _read_physical_memory() -> int:
     try:
         return os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES")
     except (AttributeError, ValueError, OSError):  # not POSIX: no limit known
         return INT64_MAX
+
+
+# Read once, at import: torch.compile cannot trace os.sysconf, and the
+# answer does not change while the process runs.
+_PHYSICAL_MEMORY = _read_physical_memory()
+
+
+def physical_memory() -> int:
+    """This machine's main memory in bytes (2**63 - 1 where unknown)."""
+    return _PHYSICAL_MEMORY
 
 
 def refuse_span(shape: tuple[int, ...], span: int, unit: str) -> None:

@@ -10,14 +10,12 @@ from types import ModuleType
 from typing import Any
 
 import numpy as np
-from array_api_compat import is_torch_namespace
 
 from . import _dtypes, _size
-from ._backend import Backend, array_api_eye
+from ._backend import Backend
 
 __all__ = ["TorchBackend"]
 
-_WIDE_UNSIGNED = frozenset({"torch.uint16", "torch.uint32", "torch.uint64"})
 # Matrices up to this many elements are made once and copied over a batch;
 # the template is then at most 256 KiB beside the output.
 _SMALL_MATRIX = 1 << 14
@@ -32,7 +30,36 @@ class TorchBackend(Backend):
 
     @staticmethod
     def recognises(xp: ModuleType) -> bool:
-        return bool(is_torch_namespace(xp))
+        # By name, as array-api-compat's is_torch_namespace does, but with no
+        # cached helper for torch's compiler to warn about.
+        return xp.__name__ in ("torch", "array_api_compat.torch")
+
+    @staticmethod
+    def owns_array_type(array_type: type) -> bool:
+        # By name, so torch need not be imported to ask (and nothing mutable
+        # is read, which torch's compiler would guard each call on).
+        return any(
+            c.__name__ == "Tensor" and c.__module__ == "torch"
+            for c in array_type.__mro__
+        )
+
+    @classmethod
+    def for_namespace(cls, xp: ModuleType | None) -> Backend:
+        # Import statements, not importlib: torch.compile traces this when a
+        # compiled function meets eyelike first, and refuses importlib.
+        import array_api_compat.torch as compat
+        import torch
+
+        return cls(compat, torch)
+
+    def __init__(self, xp: Any, library: Any) -> None:
+        super().__init__(xp, library)
+        names = set(_dtypes.STANDARD_NAMES + _dtypes.EXTRA_NAMES) - _dtypes.NO_ZERO
+        self._everywhere = frozenset(
+            dt
+            for name in names
+            if isinstance(dt := getattr(library, name, None), library.dtype)
+        )
 
     def resolve_device(self, device: Any) -> Any:
         torch = self.library
@@ -46,6 +73,11 @@ class TorchBackend(Backend):
             raise ValueError(msg)
         return dev
 
+    def shape_of(self, x: Any, name: str) -> tuple[int, ...]:
+        # Always known; under torch.compile(dynamic=True) its entries are
+        # symbolic ints, which stay symbolic here.
+        return tuple(x.shape)
+
     def device_of(self, x: Any) -> Any:
         return x.device
 
@@ -57,6 +89,18 @@ class TorchBackend(Backend):
 
     def on_host(self, device: Any) -> bool:
         return device is None or device.type == "cpu"
+
+    def native_dtype(self, dtype: Any, device: Any) -> tuple[Any, int] | None:
+        # Under torch.compile every table lookup would become a guard checked
+        # on each compiled call; torch has all of these dtypes on these
+        # devices, so a set membership decides.
+        if (
+            type(dtype) is self.library.dtype
+            and dtype in self._everywhere
+            and (device is None or device.type in ("cpu", "cuda", "meta"))
+        ):
+            return dtype, dtype.itemsize
+        return None
 
     def dtype_table(self, device: Any) -> dict[str, Any]:
         table = super().dtype_table(device)
@@ -76,15 +120,14 @@ class TorchBackend(Backend):
     ) -> None:
         _size.refuse_span(shape, _storage_span(shape), "elements")
 
-    def as_index_array(self, k: Any, n_cols: int) -> Any:
-        if str(k.dtype) not in _WIDE_UNSIGNED:
-            return k
-        # torch's CPU kernels lack clamp/compare for uint16-64: widen first;
-        # uint64 values >= 2**63 wrap negative and are all beyond the matrix.
+    def clamp_offsets(self, k: Any, n_rows: int, n_cols: int) -> Any:
+        # In int64 first: torch's CPU kernels lack clamp for uint16-64, and
+        # bounds beyond a narrow type would not fit it. uint64 values
+        # >= 2**63 wrap negative and are all beyond the matrix.
         wide = k.to(self.library.int64)
-        if str(k.dtype) == "torch.uint64":
+        if _wide_unsigned(k.dtype) and k.dtype.itemsize == 8:
             wide = self.library.where(wide < 0, n_cols, wide)
-        return wide
+        return wide.clamp(-n_rows, n_cols)
 
     def strides(self, out: Any) -> tuple[int, ...] | None:
         return tuple(out.stride())
@@ -112,11 +155,11 @@ class TorchBackend(Backend):
         chunks: Any = None,
         like: Any = None,
     ) -> Any:
-        if not isinstance(k, int):
-            return array_api_eye(self.xp, shape, k, dtype, device, out)
         torch = self.library
         n_rows, n_cols = shape[-2:]
         batch = shape[:-2]
+        if not isinstance(k, int):
+            return _per_matrix(torch, shape, k, dtype, device, out)
         if batch and n_rows * n_cols > _SMALL_MATRIX:
             # A large matrix is not worth a template: write in place.
             if out is None:
@@ -129,7 +172,7 @@ class TorchBackend(Backend):
         # One matrix, made by torch's own eye where it can (one kernel: the
         # cheapest call torch has), then copied over the batch: torch's own
         # idiom, faster than zeros plus a strided diagonal fill.
-        if k == 0 and str(dtype) not in _WIDE_UNSIGNED:
+        if k == 0 and not _wide_unsigned(dtype):
             matrix = torch.eye(n_rows, n_cols, dtype=dtype, device=device)
         else:  # torch.eye has no offset, nor uint16-64 on the CPU
             matrix = torch.zeros((n_rows, n_cols), dtype=dtype, device=device)
@@ -139,6 +182,39 @@ class TorchBackend(Backend):
             return out.copy_(matrix)  # broadcast over the batch: one pass
         # ``clone`` of an expanded view: a fresh, contiguous, writeable batch.
         return matrix.expand(shape).clone() if batch else matrix
+
+
+def _per_matrix(
+    torch: Any, shape: tuple[int, ...], k: Any, dtype: Any, device: Any, out: Any
+) -> Any:
+    """One offset per matrix: the mask ``col - row == k[b]``, as torch users
+    write it, made once for the whole batch."""
+    if math.prod(shape) == 0:  # nothing to write: no index scratch either
+        return torch.zeros(shape, dtype=dtype, device=device) if out is None else out
+    n_rows, n_cols = shape[-2:]
+    rows = torch.arange(n_rows, device=device)
+    cols = torch.arange(n_cols, device=device)
+    offsets = torch.as_tensor(k, dtype=torch.int64, device=device)
+    mask = (cols[None, :] - rows[:, None]) == offsets[..., None, None]
+    if out is not None:
+        return out.copy_(mask)  # broadcast over the batch: one pass
+    # A fresh, contiguous array even where ``k`` broadcasts over the batch.
+    result = torch.empty(shape, dtype=dtype, device=device)
+    return result.copy_(mask)
+
+
+def _wide_unsigned(dtype: Any) -> bool:
+    """uint16, uint32 or uint64, which many of torch's CPU kernels lack.
+
+    Read from the dtype's own properties: a constant under torch.compile,
+    where a table lookup would be a guard checked on every compiled call.
+    """
+    return bool(
+        dtype.itemsize > 1
+        and not dtype.is_signed
+        and not dtype.is_floating_point
+        and not dtype.is_complex
+    )
 
 
 def _has_device_type(torch: Any, kind: str) -> bool:
