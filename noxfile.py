@@ -14,6 +14,7 @@ nox.options.sessions = ["tests", "lint"]
 PYPROJECT = nox.project.load_toml("pyproject.toml")
 TEST_DEPS = nox.project.dependency_groups(PYPROJECT, "test")
 LINT_DEPS = nox.project.dependency_groups(PYPROJECT, "lint")
+DOCS_DEPS = nox.project.dependency_groups(PYPROJECT, "docs")
 # One file per fuzzed entry point, and the regressions they found.
 FUZZ_FILES = [
     f"tests/test_fuzz_{name}.py"
@@ -35,6 +36,17 @@ def lint(session: nox.Session) -> None:
     session.run("ruff", "check", "src", "tests", "scripts", "noxfile.py")
     session.run("ruff", "format", "--check", "src", "tests", "scripts", "noxfile.py")
     session.run("mypy", "--strict", "src")
+
+
+@nox.session
+def docs(session: nox.Session) -> None:
+    """The documentation site (docs/_build/html), warnings as errors, then
+    every example in it run as a doctest. Offline: no intersphinx, no
+    remote assets."""
+    session.install("-e", ".", *DOCS_DEPS)
+    strict = ["-W", "--keep-going", "--fresh-env"]
+    session.run("sphinx-build", "-b", "html", *strict, "docs", "docs/_build/html")
+    session.run("sphinx-build", "-b", "doctest", *strict, "docs", "docs/_build/doctest")
 
 
 @nox.session(default=False)

@@ -3,6 +3,11 @@
 from __future__ import annotations
 
 import os
+
+# Two CPU devices for JAX, so sharded arrays are tested on the CPU too. Set
+# before anything imports jax (which reads it once).
+os.environ.setdefault("XLA_FLAGS", "--xla_force_host_platform_device_count=2")
+
 import tracemalloc
 from collections.abc import Callable
 from typing import Any
@@ -103,7 +108,7 @@ def dtype_names(xp: Any) -> list[str]:
     if name == "numpy":
         return [*standard, "float16", "bfloat16", "float8_e4m3fn", "float8_e5m2"]
     if name == "cupy":
-        return [*standard, "float16"]
+        return [*standard, "float16", "bfloat16"]
     if name == "torch":
         return [*standard, "float16", "bfloat16"]
     if name == "jax":

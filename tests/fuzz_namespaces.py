@@ -81,6 +81,12 @@ def native_dtypes(ns: str, device: Any = None) -> dict[str, Any]:
     table = dict(info.dtypes(device=device, kind=("bool", "numeric")))
     if ns == "jax":
         table |= {"float16": jnp.float16, "bfloat16": jnp.bfloat16}
+        # Every float8 type jnp offers, as jnp.eye takes them (e8m0fnu has
+        # no zero, so it is refused all the same).
+        float8 = ["float8_e4m3fn", "float8_e5m2", "float8_e4m3fnuz"]
+        float8 += ["float8_e5m2fnuz", "float8_e4m3b11fnuz", "float8_e3m4"]
+        float8 += ["float8_e4m3"]
+        table |= {n: getattr(jnp, n) for n in float8 if hasattr(jnp, n)}
     return table
 
 

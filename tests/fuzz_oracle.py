@@ -147,11 +147,16 @@ def integer_scalar(v: Any) -> bool:
 # ------------------------------------------------------ counts and offsets
 
 
+def known_shape(v: Any) -> bool:
+    """False for an array whose size is not known yet (Dask's nan sizes)."""
+    return all(isinstance(d, int) for d in getattr(v, "shape", ()))
+
+
 def count_verdict(v: Any, name: str) -> Any:
     """A non-negative count: an int, an object with ``__index__``; no bool."""
     if isinstance(v, BoomIndex):
         return BOOM
-    if is_bool_like(v) or not_a_number(v):
+    if is_bool_like(v) or not_a_number(v) or not known_shape(v):
         return Bad((TypeError,), (name,))
     try:
         i = operator.index(v)
@@ -174,6 +179,8 @@ def batch_verdict(v: Any) -> Any:
         return Bad((TypeError,), (name,))
     items: list[Any]
     if shape is not None:
+        if not known_shape(v):  # a lazy array whose size Dask does not know
+            return Bad((ValueError,), (name,))
         if len(shape) == 0:
             c = count_verdict(v, name)
             return c if failed(c) else (c,)
@@ -240,7 +247,7 @@ def k_verdict(v: Any, ns: str, batch: tuple[int, ...]) -> Any:
         for x in arr.ravel().tolist():  # in order: the first bad one decides
             if isinstance(x, BoomIndex):
                 return BOOM
-            if is_bool_like(x) or not_a_number(x):
+            if is_bool_like(x) or not_a_number(x) or not known_shape(x):
                 return bad_type
             try:
                 values.append(operator.index(x))

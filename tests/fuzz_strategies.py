@@ -186,6 +186,27 @@ def _numeric_arrays(names: list[str]) -> st.SearchStrategy[np.ndarray[Any, Any]]
     )
 
 
+def sharded(a: Any, along_first: bool = False) -> Any:
+    """``a`` as a JAX array laid over every device by a NamedSharding:
+    replicated, or split along its first axis where it divides evenly."""
+    import jax
+
+    devices = jax.devices()
+    mesh = jax.sharding.Mesh(np.array(devices), ("all",))
+    split = along_first and a.ndim > 0 and a.shape[0] % len(devices) == 0
+    spec = jax.sharding.PartitionSpec("all") if split else jax.sharding.PartitionSpec()
+    return jax.device_put(jnp.asarray(a), jax.sharding.NamedSharding(mesh, spec))
+
+
+def _replicated(a: np.ndarray[Any, Any]) -> Any:
+    return sharded(a)
+
+
+def _unknown_sizes(a: np.ndarray[Any, Any]) -> Any:
+    lazy = da.from_array(a.reshape(-1), chunks=2)
+    return lazy[lazy == lazy] if a.size else lazy[lazy > 0]
+
+
 other_arrays: st.SearchStrategy[Any] = st.nothing()
 if torch is not None:
     other_arrays |= _numeric_arrays(TORCH_OK).map(to_torch)
@@ -207,6 +228,12 @@ if jnp is not None:
     other_arrays |= _numeric_arrays(["bool", "int32", "uint8", "float32"]).map(
         jnp.asarray
     )
+    # Arrays laid over every device by a NamedSharding (two CPU devices in
+    # the test run: see conftest), as jax.sharding users hold them.
+    other_arrays |= _numeric_arrays(["int32", "float32"]).map(_replicated)
+if da is not None:
+    # Lazy arrays whose chunk sizes Dask no longer knows (nan dimensions).
+    other_arrays |= _numeric_arrays(["int64", "float64"]).map(_unknown_sizes)
 
 index_objects = st.one_of(ints.map(Index), st.just(BadIndex()), st.just(BoomIndex()))
 MODULES = [m for m in (np, torch, jnp, xs, da, np.linalg, math, operator) if m]

@@ -6,6 +6,7 @@ import json
 import subprocess
 import sys
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import pytest
@@ -14,12 +15,17 @@ from eyelike._cli import main
 
 
 def _matrix(text: str) -> np.ndarray:  # type: ignore[type-arg]
+    """The printed values, every matrix's rows stacked; the header skipped."""
     rows = [
-        [int(v) for v in line.replace("[", " ").replace("]", " ").split()]
+        [float(v) for v in line.replace("[", " ").replace("]", " ").split()]
         for line in text.splitlines()
-        if line.strip(" []")
+        if line.strip(" []") and not line.startswith("#")
     ]
     return np.array(rows)
+
+
+def _header(text: str) -> str:
+    return text.splitlines()[0]
 
 
 def test_batched_eye(capsys: pytest.CaptureFixture[str]) -> None:
@@ -50,6 +56,16 @@ def test_per_matrix_k_and_backend(capsys: pytest.CaptureFixture[str]) -> None:
         (["3", "--backend", "nope"], "--backend"),
         (["3.5"], "ROWS"),
         ([], "ROWS"),
+        # An empty entry is an error naming the option and the entry, never
+        # skipped (2,,3 once read as 2,3).
+        (["3", "--batch-shape", "2,,3"], "--batch-shape: entry 2 of '2,,3' is empty"),
+        (["3", "--batch-shape", ",2"], "--batch-shape: entry 1 of ',2' is empty"),
+        (["3", "--batch-shape", "2, ,3"], "entry 2 of '2, ,3' is empty"),
+        (["3", "-k", "1,,2", "--batch-shape", "3"], "-k: entry 2 of '1,,2' is empty"),
+        (["3", "-k", "-1,"], "-k: entry 2 of '-1,' is empty"),
+        (["3", "-k", ""], "-k: expected an integer"),
+        (["3", "-k", "1,x"], "-k: entry 2 of '1,x' is 'x', not an integer"),
+        (["3", "--batch-shape", "-1,2"], "batch_shape[0]"),
     ],
 )
 def test_bad_arguments_exit_2(
@@ -61,6 +77,100 @@ def test_bad_arguments_exit_2(
     err = capsys.readouterr().err
     assert words in err
     assert "Traceback" not in err
+
+
+def test_header_states_shape_dtype_and_library(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    assert main(["3", "4", "-k", "1", "--batch-shape", "2", "--dtype", "int32"]) == 0
+    out = capsys.readouterr().out
+    assert _header(out) == "# shape (2, 3, 4), dtype int32, numpy"
+
+
+@pytest.mark.parametrize(
+    "argv",
+    [
+        ["3", "-k", "-1,2", "--batch-shape", "2"],  # as the usage shows
+        ["3", "-k=-1,2", "--batch-shape", "2"],
+        ["3", "-k-1,2", "--batch-shape", "2"],
+        ["3", "--batch-shape", "2", "-k", "-1,2"],
+        ["3", "-k", " -1, 2", "--batch-shape", "2"],
+    ],
+)
+def test_negative_per_matrix_offsets(
+    argv: list[str], capsys: pytest.CaptureFixture[str]
+) -> None:
+    assert main(argv) == 0
+    out = capsys.readouterr().out
+    assert _header(out) == "# shape (2, 3, 3), dtype float64, numpy"
+    np.testing.assert_array_equal(
+        _matrix(out), np.vstack([np.eye(3, k=-1), np.eye(3, k=2)])
+    )
+
+
+def test_negative_offset_and_negative_rows(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["2", "3", "-k", "-1"]) == 0
+    np.testing.assert_array_equal(_matrix(capsys.readouterr().out), np.eye(2, 3, -1))
+
+
+def test_empty_batch_shape_is_one_matrix(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["2", "--batch-shape", ""]) == 0
+    assert _header(capsys.readouterr().out) == "# shape (2, 2), dtype float64, numpy"
+
+
+def test_version(capsys: pytest.CaptureFixture[str]) -> None:
+    import eyelike
+
+    with pytest.raises(SystemExit) as info:
+        main(["--version"])
+    assert info.value.code == 0
+    assert capsys.readouterr().out == f"eyelike {eyelike.__version__}\n"
+
+
+@pytest.mark.parametrize("dtype", ["float8_e4m3fn", "float8_e5m2", "bfloat16"])
+def test_ml_dtypes_print_as_numbers(
+    dtype: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    pytest.importorskip("ml_dtypes")
+    assert main(["3", "-k", "1", "--dtype", dtype]) == 0
+    out = capsys.readouterr().out
+    assert _header(out) == (
+        f"# shape (3, 3), dtype {dtype}, numpy (values shown as float32)"
+    )
+    # "1." and "0.", not "1 0 0": NumPy prints ml_dtypes values like ints.
+    assert out.splitlines()[1] == "[[0. 1. 0.]"
+    np.testing.assert_array_equal(_matrix(out), np.eye(3, k=1))
+
+
+def test_int4_prints_as_int(capsys: pytest.CaptureFixture[str]) -> None:
+    pytest.importorskip("ml_dtypes")
+    assert main(["2", "--dtype", "int4"]) == 0
+    out = capsys.readouterr().out
+    assert _header(out) == "# shape (2, 2), dtype int4, numpy (values shown as int64)"
+    assert out.splitlines()[1:] == ["[[1 0]", " [0 1]]"]
+
+
+def test_torch_bfloat16(capsys: pytest.CaptureFixture[str]) -> None:
+    pytest.importorskip("torch")
+    assert main(["2", "--dtype", "bfloat16", "--backend", "torch"]) == 0
+    out = capsys.readouterr().out
+    assert _header(out) == (
+        "# shape (2, 2), dtype bfloat16, torch (values shown as float32)"
+    )
+    assert out.splitlines()[1:] == ["[[1. 0.]", " [0. 1.]]"]
+
+
+def test_help_is_plain_text_and_shows_negative_offsets(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    with pytest.raises(SystemExit) as info:
+        main(["--help"])
+    assert info.value.code == 0
+    out = capsys.readouterr().out
+    assert out.startswith("usage: eyelike ROWS [COLS] [-k K | -k K1,K2,...]")
+    assert "eyelike 3 -k -1,2 --batch-shape 2" in out
+    assert "--version" in out
+    assert "`" not in out
 
 
 def test_python_dash_m() -> None:
@@ -113,3 +223,140 @@ def test_gpu_bench_without_device_says_so(capsys: pytest.CaptureFixture[str]) ->
         pytest.skip("a CUDA device is present: the GPU bench runs in scripts/")
     assert main(["bench", "--backend", "cupy"]) == 2
     assert "no CUDA device" in capsys.readouterr().err
+
+
+def _bench_must_not_run(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Make any timing fail: a usage error must come before the run."""
+    from eyelike import _bench
+
+    def run(*args: object, **kwargs: object) -> None:
+        msg = "the benchmark ran before its arguments were checked"
+        raise AssertionError(msg)
+
+    monkeypatch.setattr(_bench, "run", run)
+    monkeypatch.setattr(_bench, "_main_gpu", run)
+
+
+def _usage_error(argv: list[str], capsys: pytest.CaptureFixture[str]) -> str:
+    with pytest.raises(SystemExit) as info:
+        main(argv)
+    assert info.value.code == 2
+    err = capsys.readouterr().err
+    assert "Traceback" not in err
+    assert err.splitlines()[0].startswith("usage: eyelike bench")
+    return err.splitlines()[-1]
+
+
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        (["--budget", "-1"], "--budget: expected a non-negative number of seconds"),
+        (["--budget", "nan"], "--budget: expected a non-negative number"),
+        (["--budget", "inf"], "--budget: expected a non-negative number"),
+        (["--budget", "x"], "--budget: expected a non-negative number"),
+        (["--plot", "{tmp}/missing/plot.png"], "missing does not exist"),
+        (["--plot", "{tmp}"], "is a directory"),
+        (["--plot", "{tmp}/plot.xyz"], "name a file ending in one of"),
+        (["--plot", "{tmp}/plot"], "name a file ending in one of"),
+        (["--json", "{tmp}/missing/rows.json"], "missing does not exist"),
+        (["--json", "{tmp}"], "is a directory"),
+        (["--json", "{tmp}/a-file/rows.json"], "does not exist"),
+        (["--backend", "cupy", "--quick"], "--quick: for the CPU table only"),
+        (["--backend", "cupy", "--plot", "{tmp}/p.png"], "--plot: for the CPU"),
+        (["--backend", "cupy", "--budget", "1"], "--budget: for the CPU"),
+    ],
+)
+def test_bench_usage_errors_come_first(
+    args: list[str],
+    message: str,
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    if "--plot" in args and "cupy" not in args:  # the path check needs it
+        pytest.importorskip("matplotlib")
+    _bench_must_not_run(monkeypatch)
+    (tmp_path / "a-file").write_text("")
+    argv = ["bench", *(a.format(tmp=tmp_path) for a in args)]
+    assert message in _usage_error(argv, capsys)
+    # Checking a path leaves nothing behind.
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["a-file"]
+
+
+def test_bench_plot_without_matplotlib(
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    _bench_must_not_run(monkeypatch)
+    # None in sys.modules makes `import matplotlib` raise ImportError.
+    monkeypatch.setitem(sys.modules, "matplotlib", None)
+    monkeypatch.setitem(sys.modules, "matplotlib.figure", None)
+    line = _usage_error(["bench", "--plot", str(tmp_path / "p.png")], capsys)
+    assert "--plot needs matplotlib, which is not installed" in line
+
+
+def test_bench_checks_leave_an_existing_file_as_it_was(
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    # The file is opened for writing without truncating it; then the run
+    # (stubbed here) fails, and the old results are still there.
+    _bench_must_not_run(monkeypatch)
+    target = tmp_path / "rows.json"
+    target.write_text("old results")
+    with pytest.raises(AssertionError, match="ran before"):
+        main(["bench", "--json", str(target)])
+    assert target.read_text() == "old results"
+
+
+def test_bench_help_is_plain_text_and_explains_every_option(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    from eyelike._bench import _parser
+
+    with pytest.raises(SystemExit) as info:
+        main(["bench", "--help"])
+    assert info.value.code == 0
+    out = capsys.readouterr().out
+    assert "`" not in out
+    assert out.startswith("usage: eyelike bench")
+    for action in _parser()._actions:
+        assert action.help, action.option_strings
+        assert action.option_strings[-1] in out
+
+
+@pytest.mark.filterwarnings("error")  # matplotlib's "No artists with labels"
+def test_bench_quick_plot_has_every_case_and_the_legend_outside(
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    pytest.importorskip("matplotlib")
+    from eyelike import _bench
+
+    figures: list[Any] = []
+
+    def plot(rows: list[dict[str, Any]], path: str) -> Any:
+        figures.append(real_plot(rows, path))
+        return figures[-1]
+
+    real_plot = _bench._plot
+    monkeypatch.setattr(_bench, "_plot", plot)
+    target = tmp_path / "quick.png"
+    code = main(["bench", "--quick", "--numpy-only", "--budget", "0",
+                 "--no-progress", "--plot", str(target)])  # fmt: skip
+    assert code == 0
+    capsys.readouterr()
+    assert target.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+    (fig,) = figures
+    (ax,) = fig.axes
+    cases = [t.get_text() for t in ax.get_yticklabels()]
+    assert cases == [c.name for c in _bench._cases() if c.nbytes < 1 << 22]
+    assert len(ax.patches) >= 4 * len(cases)  # eyelike, eye_like, NumPy, limit
+    legend = ax.get_legend()
+    assert "eyelike" in [t.get_text() for t in legend.get_texts()]
+    fig.draw_without_rendering()
+    # The legend starts right of the axes: it covers no bar.
+    assert legend.get_window_extent().x0 >= ax.get_window_extent().x1

@@ -23,6 +23,7 @@ pytestmark = [pytest.mark.gpu, pytest.mark.skipif(not HAS_GPU, reason=GPU_REASON
 DTYPES = [
     "bool", "int8", "int16", "int32", "int64", "uint8", "uint16", "uint32",
     "uint64", "float16", "float32", "float64", "complex64", "complex128",
+    "bfloat16",
 ]  # fmt: skip
 OFFSETS = [0, 1, -1, 3, -4, 2**31, -(2**31), 2**63, -(2**63), 10**30]
 # Per-matrix offsets for a batch of 6, huge ones included (clamped by eyelike).

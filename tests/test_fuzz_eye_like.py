@@ -18,7 +18,15 @@ from fuzz_oracle import (
     k_verdict,
 )
 from fuzz_oracle_outputs import expectation, out_verdict
-from fuzz_strategies import anything, fuzz, hostile, np_arrays, other_arrays, outs
+from fuzz_strategies import (
+    anything,
+    fuzz,
+    hostile,
+    np_arrays,
+    other_arrays,
+    outs,
+    sharded,
+)
 from hypothesis import given
 from hypothesis import strategies as st
 from hypothesis.extra import numpy as hnp
@@ -35,7 +43,10 @@ def like_inputs(draw: st.DrawFn) -> Any:
         dt = draw(st.sampled_from([*STANDARD, "float16", ">f4", "<i2"]))
         return np.zeros(shape, dtype=dt)
     name = draw(st.sampled_from(sorted(native_dtypes(ns))))
-    return module_of(ns).zeros(shape, dtype=native_dtypes(ns)[name])
+    x = module_of(ns).zeros(shape, dtype=native_dtypes(ns)[name])
+    if ns == "jax" and draw(st.booleans()):  # over every device
+        x = sharded(x, along_first=draw(st.booleans()))
+    return x
 
 
 def x_verdict(x: Any, dtype_given: bool) -> Any:

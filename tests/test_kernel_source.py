@@ -1,27 +1,38 @@
 """CPU checks of the CUDA source used by the CuPy backend (kernels/eye.cuh).
 
 No GPU is needed. tests/kernel_shim/host_shim.cpp compiles the real header
-with g++ and runs the backend's operation strings in a CuPy-shaped loop; its
-output is compared byte for byte with a NumPy reference built independently
-from ``col - row == k``. When nvcc is available, tests/kernel_shim/ptx_check.cu
-compiles the same header for the device the way CuPy lays a kernel out.
+with g++ and runs the backend's operation strings in a CuPy-shaped loop, with
+the launch decisions and constants of ``_cupy.plan``; its output is compared
+byte for byte with a NumPy reference built independently from
+``col - row == k``: the element path over every layout the host sends it,
+the vector path (C-contiguous outputs, 64-byte chunks) exhaustively over
+small shapes, every offset, k mode, element width and misaligned start, and
+at sampled chunks of outputs past 2**31 elements. When nvcc is available,
+tests/kernel_shim/ptx_check.cu compiles the same header for the device the
+way CuPy lays a kernel out. (test_kernel_nvrtc.py builds the very source
+CuPy generates, with NVRTC; test_kernel_sass.py counts its instructions.)
 """
 
 from __future__ import annotations
 
+import concurrent.futures
+import itertools
 import random
 import re
 import shutil
 import subprocess
 from collections.abc import Iterator, Sequence
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import pytest
 
-# The CuPy backend's own ElementwiseKernel operation strings (importing the
-# module does not import CuPy): both compiled programs run exactly these.
-from eyelike._cupy import OP_PER_MATRIX, OP_SCALAR
+# The CuPy backend's own ElementwiseKernel operation strings and launch
+# planning (importing the module does not import CuPy): both compiled
+# programs run exactly these.
+from eyelike import _cupy
+from eyelike._cupy import OP_PER_MATRIX, OP_SCALAR, OP_VECTOR, OP_VECTOR_PER_MATRIX
 
 REPO = Path(__file__).resolve().parents[1]
 HEADER = REPO / "kernels" / "eye.cuh"
@@ -43,10 +54,20 @@ DTYPES = [
     "float64",
     "complex64",
     "complex128",
+    "bfloat16",
 ]
 
 INT32_LIMIT = 2**31  # the host uses I = int iff B*R*C < 2**31
 PTRDIFF_LIMIT = 2**63  # CuPy's loop index i is ptrdiff_t
+
+
+def np_dtype(name: str) -> np.dtype[Any]:
+    """NumPy's dtype for a name, ml_dtypes' bfloat16 included."""
+    if name == "bfloat16":
+        import ml_dtypes
+
+        return np.dtype(ml_dtypes.bfloat16)
+    return np.dtype(name)
 
 
 def clamp_k(k: int, n_rows: int, n_cols: int) -> int:
@@ -100,6 +121,8 @@ def ops_header(tmp_path_factory: pytest.TempPathFactory) -> Path:
     path.write_text(
         f"#define EYELIKE_OP_SCALAR {OP_SCALAR}\n"
         f"#define EYELIKE_OP_PER_MATRIX {OP_PER_MATRIX}\n"
+        f"#define EYELIKE_OP_VECTOR {OP_VECTOR}\n"
+        f"#define EYELIKE_OP_VECTOR_PER_MATRIX {OP_VECTOR_PER_MATRIX}\n"
     )
     return path
 
@@ -131,7 +154,7 @@ def run_shim(shim: Path, lines: Sequence[str]) -> list[str]:
         input="\n".join(lines) + "\n",
         capture_output=True,
         text=True,
-        timeout=120,
+        timeout=300,
     )
     assert proc.returncode == 0, proc.stderr[-2000:]
     answers = proc.stdout.splitlines()
@@ -171,31 +194,68 @@ def test_header_exists_and_defines_eyelike_value() -> None:
     assert "#ifndef EYELIKE_DEVICE" in text
     # The header goes into NVRTC after CuPy's headers: it must include nothing.
     assert "#include" not in text
-    # Every function and macro it defines is namespaced by prefix.
-    functions = re.findall(r"EYELIKE_DEVICE\s+inline\s+\w+\s+(\w+)\s*\(", text)
+    # Every name it defines at file scope is namespaced by prefix: functions
+    # (declared on a line of their own starting with an EYELIKE_ macro),
+    # types, macros.
+    functions = [
+        re.search(r"(\w+)\s*\(", line).group(1)  # type: ignore[union-attr]
+        for line in text.splitlines()
+        if re.match(r"EYELIKE_(DEVICE|NOINLINE)\b", line)
+    ]
+    types = re.findall(r"(?m)^struct\s+(?:alignas\(\d+\)\s+)?(\w+)", text)
     macros = re.findall(r"#define\s+(\w+)", text)
-    assert functions
-    assert all(f.startswith("eyelike_") for f in functions)
-    assert all(m.startswith("EYELIKE_") for m in macros)
+    assert {"eyelike_value", "eyelike_vector", "eyelike_vector_batched_k"} <= set(
+        functions
+    )
+    assert "eyelike_vector_edge" in functions
+    assert types
+    assert all(f.startswith("eyelike_") for f in functions), functions
+    assert all(t.startswith("eyelike_") for t in types), types
+    assert all(m.startswith("EYELIKE_") for m in macros), macros
+    # The fast path's chunk is what the host plans with.
+    chunk = re.search(r"#define\s+EYELIKE_CHUNK_BYTES\s+(\d+)u", text)
+    assert chunk is not None
+    assert int(chunk.group(1)) == _cupy.CHUNK_BYTES
 
 
 def test_header_needs_no_other_header(tmp_path: Path) -> None:
-    """Compile the header alone with no system headers and strict warnings:
-    proves it relies on nothing NVRTC might lack."""
+    """Compile the header alone with no system headers and strict warnings,
+    instantiating both paths for every builtin type and index width: proves
+    it relies on nothing NVRTC might lack, and converts nothing silently."""
     gxx = shutil.which("g++")
     if gxx is None:
         pytest.skip("g++ not on PATH")
-    builtin = ["bool", "signed char", "unsigned long long", "float", "double"]
-    src = '#define EYELIKE_DEVICE\n#include "eye.cuh"\n' + "".join(
-        f"template {t} eyelike_value<{t}, {i}>({i}, {i}, {i});\n"
-        for t in builtin
-        for i in ("int", "long long")
-    )
+    builtin = [
+        "bool",
+        "signed char",
+        "unsigned char",
+        "short",
+        "unsigned short",
+        "int",
+        "unsigned int",
+        "long long",
+        "unsigned long long",
+        "float",
+        "double",
+    ]
+    src = '#define EYELIKE_DEVICE\n#include "eye.cuh"\n'
+    for t in builtin:
+        for i, u in (("int", "unsigned int"), ("long long", "unsigned long long")):
+            src += f"template {t} eyelike_value<{t}, {i}>({i}, {i}, {i});\n"
+            src += (
+                f"template void eyelike_vector<{t}, {u}>({t}*, {u}, {u}, {u}, "
+                f"{u}, {u}, {u}, {u}, {u}, {u}, unsigned long long, {u}, {u}, "
+                "unsigned long long, unsigned long long);\n"
+                f"template void eyelike_vector_batched_k<{t}, {u}, {i}>({t}*, "
+                f"{u}, {u}, {u}, {u}, {u}, {u}, {u}, {u}, {u}, "
+                f"unsigned long long, {u}, const {i}*);\n"
+            )
     (tmp_path / "alone.cpp").write_text(src)
-    cmd = [gxx, "-std=c++11", "-nostdinc", "-Wall", "-Wextra", "-Wconversion"]
-    cmd += ["-Werror", f"-I{HEADER.parent}", "-c", "alone.cpp", "-o", "alone.o"]
+    cmd = [gxx, "-std=c++17", "-nostdinc", "-Wall", "-Wextra", "-Wconversion"]
+    cmd += ["-Wsign-conversion", "-Wshadow", "-Werror", f"-I{HEADER.parent}"]
+    cmd += ["-c", "alone.cpp", "-o", "alone.o"]
     proc = subprocess.run(cmd, cwd=tmp_path, capture_output=True, text=True)
-    assert proc.returncode == 0, proc.stderr
+    assert proc.returncode == 0, proc.stderr[-4000:]
 
 
 def test_shim_matches_numpy_for_all_dtypes_shapes_and_offsets(
@@ -224,7 +284,7 @@ def test_shim_matches_numpy_for_all_dtypes_shapes_and_offsets(
                     lines.append(
                         f"E {dtype} {bits} {b} {n_rows} {n_cols} {mode} {k_text}"
                     )
-                    expected.append(mask.astype(dtype).tobytes())
+                    expected.append(mask.astype(np_dtype(dtype)).tobytes())
     assert skipped_empty > 0
     assert len(lines) > 5000  # thousands of cases, in one subprocess
     check_answers(lines, run_shim(shim, lines), expected)
@@ -310,7 +370,7 @@ def test_shim_sample_mode_beyond_int32(shim: Path) -> None:
                         f"S {dtype} {bits} {b_count} {n_rows} {n_cols} "
                         f"{k_text} {idx_text}"
                     )
-                    expected.append(values.astype(dtype).tobytes())
+                    expected.append(values.astype(np_dtype(dtype)).tobytes())
     assert any(line.split()[2] == "32" for line in lines)
     check_answers(lines, run_shim(shim, lines), expected)
 
@@ -329,6 +389,402 @@ def test_shim_rejects_what_the_host_never_sends(shim: Path, line: str) -> None:
     """The shim refuses out-of-contract input instead of emulating it."""
     proc = subprocess.run(
         [str(shim)], input=line + "\n", capture_output=True, text=True
+    )
+    assert proc.returncode == 2, (proc.stdout, proc.stderr)
+
+
+# ------------------------------------------------------------ vector path
+
+WIDTHS = [1, 2, 4, 8, 16]  # element sizes in bytes
+BY_WIDTH = {1: "uint8", 2: "bfloat16", 4: "float32", 8: "complex64", 16: "complex128"}
+# The dtypes the sweep runs, one per width (test_vector_every_dtype_and_
+# misaligned_start runs all 15, for every way T(1) lies in the words).
+SWEEP_DTYPES = list(BY_WIDTH.values())
+
+
+def one_bytes(dtype: str) -> bytes:
+    return np.ones(1, dtype=np_dtype(dtype)).tobytes()
+
+
+def named(scalars: Sequence[tuple[str, int]]) -> str:
+    return " ".join(f"{name}={value}" for name, value in scalars)
+
+
+def k_text(mode: str, ks: Sequence[int]) -> str:
+    return f"s {ks[0]}" if mode == "s" else "m " + " ".join(map(str, ks))
+
+
+def vector_launch(
+    shape: tuple[int, int, int], k: int | None, dtype: str, head: int
+) -> _cupy.Launch:
+    """The single vector launch `plan` makes for an output `head` elements
+    past a 16-byte boundary (cupy.empty gives 256-byte alignment)."""
+    itemsize = np_dtype(dtype).itemsize
+    launches = _cupy.plan(
+        shape, k, itemsize, contiguous=True, address=256 + head * itemsize
+    )
+    assert len(launches) == 1
+    (launch,) = launches
+    assert launch.vector
+    assert dict(launch.scalars)["head"] == head
+    return launch
+
+
+def test_plan_chooses_the_path_and_constants() -> None:
+    """The host decisions the shim tests below rely on: which path, which
+    index width, how many launches, and that the address only moves `head`
+    (and with it the thread count)."""
+    plan = _cupy.plan
+    for itemsize in WIDTHS:
+        chunk = 64 // itemsize
+        for shape in [(3, 5, 7), (1, 1, 1), (2, 8, 8), (4, 1, 64), (7, 3, 3)]:
+            b, r, c = shape
+            size = b * r * c
+            for k in (0, None):
+                for head in range(16 // itemsize):
+                    address = 4096 + head * itemsize
+                    (got,) = plan(shape, k, itemsize, contiguous=True, address=address)
+                    small = r * c * itemsize < 64
+                    assert got.vector == (k is not None or not small)
+                    assert (got.start, got.stop, got.wide) == (0, b, False)
+                    if not got.vector:
+                        assert got.threads == 0
+                        continue
+                    values = dict(got.scalars)
+                    assert values["head"] == head
+                    assert got.threads == -(-(size + head) // chunk)
+                    assert values["n"] == size
+                    (base,) = plan(shape, k, itemsize, contiguous=True, address=4096)
+                    assert got.scalars == tuple(
+                        (n, head if n == "head" else v) for n, v in base.scalars
+                    )
+                    names = tuple(n for n, _ in got.scalars)
+                    assert names == _cupy.VECTOR_PARAMS[k is None]
+                # Not contiguous, or not element-aligned: the element path.
+                for contiguous, address in [(False, 4096), (True, 4097)]:
+                    if contiguous and itemsize == 1:
+                        continue
+                    (got,) = plan(
+                        shape, k, itemsize, contiguous=contiguous, address=address
+                    )
+                    assert not got.vector
+                    assert (got.start, got.stop) == (0, b)
+                    want = [("n_cols", c), ("mat_size", r * c)]
+                    assert list(got.scalars) == want + ([] if k is None else [("k", k)])
+    # Past 2**31 elements: 32-bit slices of whole matrices, or one 64-bit
+    # launch when a matrix alone has 2**31 elements.
+    for shape, itemsize in [
+        ((2**20, 64, 64), 1),
+        ((3, 2**30, 1), 2),
+        ((2**33, 1, 1), 4),
+        ((1000003, 3, 4095), 16),
+    ]:
+        b, r, c = shape
+        mat = r * c
+        for k in (1, None):
+            launches = plan(shape, k, itemsize, contiguous=True, address=512)
+            assert launches[0].start == 0
+            assert launches[-1].stop == b
+            if k is None and mat * itemsize < 64:  # per-matrix, small matrices
+                (element,) = launches
+                assert not element.vector
+                assert element.wide
+                continue
+            for one, two in itertools.pairwise(launches):
+                assert one.stop == two.start
+            for launch in launches:
+                values = dict(launch.scalars)
+                first = 512 + launch.start * mat * itemsize
+                assert values["head"] == (first % 16) // itemsize
+                assert values["n"] == (launch.stop - launch.start) * mat < 2**31
+                assert launch.vector
+                assert not launch.wide
+            assert len(launches) == -(-b // ((2**31 - 1) // mat))
+            (element,) = plan(shape, k, itemsize, contiguous=False, address=512)
+            assert element.wide
+    # The comb of a long row is bit 0 alone (and costs nothing to compute).
+    assert _cupy.vector_scalars(1, 2**62, 1, 0, 64, 0)[8] == ("comb", 1)
+    for shape in [(2, 2**31, 1), (3, 46341, 46341), (1, 3037000499, 3037000499)]:
+        (wide,) = plan(shape, 0, 1, contiguous=True, address=512)
+        assert wide.vector
+        assert wide.wide
+        (narrow,) = plan((1, 2**31 - 1, 1), 0, 1, contiguous=True, address=512)
+        assert not narrow.wide
+
+
+def divisor_cases(bits: int, rng: random.Random) -> dict[int, list[int]]:
+    """Divisors (as the host ever sends them: below 2**(bits-1), or exactly
+    2**(bits-1), which C + 1 can be) and numerators below 2**(bits-1)."""
+    top = 2 ** (bits - 1)
+    divisors = set(range(1, 70)) | {top, top - 1, top // 3, 3**19, 10**9 + 7}
+    divisors |= {2**e + d for e in range(1, bits - 1) for d in (-1, 0, 1)}
+    divisors |= {rng.randrange(1, top) for _ in range(40)}
+    cases: dict[int, list[int]] = {}
+    for d in sorted(x for x in divisors if 1 <= x <= top):
+        nums = {0, 1, d - 1, d, d + 1, top - 1, top - 2, 2 * d - 1, 2 * d}
+        nums |= {(top - 1) // d * d + e for e in (-1, 0, 1)}
+        nums |= {rng.randrange(top) for _ in range(20)}
+        nums |= {m * d + e for m in (3, 7, 1000) for e in (-1, 0, 1)}
+        cases[d] = sorted(n for n in nums if 0 <= n < top)
+    return cases
+
+
+@pytest.mark.parametrize("bits", [32, 64])
+def test_divide_by_magic_numbers_is_exact(shim: Path, bits: int) -> None:
+    """`divider` (host) and `eyelike_divide` (header) give n // d exactly,
+    for every divisor and numerator range the kernels use."""
+    rng = random.Random(bits)
+    cases = divisor_cases(bits, rng)
+    lines = []
+    for d, nums in cases.items():
+        magic, shift = _cupy.divider(d, bits)
+        assert 0 < magic < 2**bits
+        lines.append(f"D {bits} {magic} {shift} " + " ".join(map(str, nums)))
+    answers = run_shim(shim, lines)
+    for (d, nums), answer in zip(cases.items(), answers, strict=True):
+        got = [int(x) for x in answer.split()]
+        assert got == [n // d for n in nums], d
+
+
+def test_vector_every_dtype_and_misaligned_start(shim: Path) -> None:
+    """The vector operation string, run as CuPy runs it, for all 15 dtypes
+    and every address an element-aligned output can start at (16 / itemsize
+    of them), over the small shapes, both k modes: the bytes of the output
+    equal NumPy's, and the 64 bytes on either side stay untouched."""
+    rng = random.Random(11)
+    lines: list[str] = []
+    expected: list[str] = []
+    for shape in small_shapes():
+        b, n_rows, n_cols = shape
+        if b * n_rows * n_cols == 0:
+            continue
+        ks = clamped_ks(n_rows, n_cols)
+        cases = [("s", [k] * b) for k in rng.sample(ks, min(4, len(ks)))]
+        cases += [("m", [rng.choice(ks) for _ in range(b)]) for _ in range(2)]
+        for dtype in DTYPES:
+            itemsize = np_dtype(dtype).itemsize
+            for head in range(16 // itemsize):
+                for mode, case_ks in cases:
+                    k = case_ks[0] if mode == "s" else None
+                    if mode == "m" and n_rows * n_cols * itemsize < 64:
+                        continue  # plan takes the element path there
+                    launch = vector_launch(shape, k, dtype, head)
+                    lines.append(
+                        f"V {dtype} 32 {b} {n_rows} {n_cols} "
+                        f"{k_text(mode, case_ks)} threads={launch.threads} "
+                        f"{named(launch.scalars)}"
+                    )
+                    values = reference(shape, case_ks).astype(np_dtype(dtype))
+                    guard = b"\xa5" * 64
+                    pad = b"\xa5" * (head * itemsize)
+                    expected.append((guard + pad + values.tobytes() + guard).hex())
+    assert len(lines) > 10000
+    bad = [
+        line
+        for line, got, want in zip(lines, run_shim(shim, lines), expected, strict=True)
+        if got != want
+    ]
+    assert not bad, f"{len(bad)} of {len(lines)} differ, e.g.\n" + "\n".join(bad[:5])
+
+
+def mask_lines(max_side: int) -> Iterator[str]:
+    """NumPy's value mask of every R x C matrix (R, C <= max_side) for every
+    k in [-R, C], as the shim's M lines."""
+    for n_rows in range(1, max_side + 1):
+        for n_cols in range(1, max_side + 1):
+            rows, cols = np.indices((n_rows, n_cols))
+            ks = np.arange(-n_rows, n_cols + 1)
+            masks = (cols - rows)[None] == ks[:, None, None]
+            packed = np.packbits(masks.reshape(len(ks), -1), axis=1, bitorder="little")
+            for k, row in zip(ks.tolist(), packed, strict=True):
+                yield f"M {n_rows} {n_cols} {k} {row.tobytes().hex()}"
+
+
+SWEEP_SIDE = 40
+
+
+def run_shim_split(
+    shim: Path, setup: Sequence[str], lines: Sequence[str], parts: int = 2
+) -> list[str]:
+    """run_shim over `parts` processes at once (the setup lines go to each)."""
+    size = -(-len(lines) // parts)
+    chunks = [
+        list(setup) + list(lines[j : j + size]) for j in range(0, len(lines), size)
+    ]
+    with concurrent.futures.ThreadPoolExecutor(len(chunks)) as pool:
+        results = list(pool.map(lambda chunk: run_shim(shim, chunk), chunks))
+    answers: list[str] = []
+    for result in results:
+        assert all(a == "ok" for a in result[: len(setup)])
+        answers += result[len(setup) :]
+    return answers
+
+
+def test_vector_exhaustive_small_shapes(shim: Path) -> None:
+    """Every R, C <= 40, every clamped k, scalar k over B = 1 and 3 matrices
+    and per-matrix k with each k as the middle of three matrices between
+    random neighbours, widths 1/2/4/8/16 bytes where `plan` takes the vector
+    path; the misaligned start cycles through all 16 / itemsize values from
+    one k to the next. The shim compares every byte with NumPy's masks and
+    T(1) bytes, and the guards around the output."""
+    rng = random.Random(3)
+    setup = [f"O {dtype} {one_bytes(dtype).hex()}" for dtype in SWEEP_DTYPES]
+    setup += mask_lines(SWEEP_SIDE)
+    lines = []
+    for n_rows in range(1, SWEEP_SIDE + 1):
+        for n_cols in range(1, SWEEP_SIDE + 1):
+            ks = list(range(-n_rows, n_cols + 1))
+            for k in ks:
+                cases = [("s", [k]), ("s", [k] * 3)]
+                cases.append(("m", [rng.choice(ks), k, rng.choice(ks)]))
+                for mode, case_ks in cases:
+                    b = len(case_ks)
+                    scalars = _cupy.vector_scalars(
+                        n_rows, n_cols, b, k if mode == "s" else None, 32, 0
+                    )
+                    lines.append(
+                        f"W 32 {b} {n_rows} {n_cols} {k_text(mode, case_ks)} "
+                        f"cycle={len(lines)} {named(scalars)}"
+                    )
+    answers = run_shim_split(shim, setup, lines)
+    bad = [
+        f"{line[:80]}: {got}"
+        for line, got in zip(lines, answers, strict=True)
+        if got != "ok"
+    ]
+    assert len(lines) > 200_000
+    assert not bad, f"{len(bad)} of {len(lines)} differ, e.g.\n" + "\n".join(bad[:5])
+
+
+# Outputs past 2**31 elements, and where they take the 64-bit vector kernel
+# (matrices of 2**31 elements or more) or 32-bit slices (smaller ones).
+VECTOR_HUGE_SHAPES = [
+    (2, 2**31, 1),
+    (3, 2**31 + 11, 1),
+    (2, 1, 2**31 + 5),
+    (3, 46341, 46341),
+    (2, 2**16, 2**16),
+    (1, 3037000499, 3037000499),
+    (5, 2**33 + 1, 2**27 - 1),
+    (3, 2**61, 1),
+    (1000003, 2**31 + 11, 4095),
+    (2**40, 3, 5),
+    (2**20, 64, 64),
+    (3, 2**30, 1),
+    (2**33, 1, 1),
+    (7, 2**28 + 3, 3),
+]
+
+
+def chunk_samples(
+    launch: _cupy.Launch, mat: int, chunk: int, rng: random.Random
+) -> list[int]:
+    """Thread indices of one launch: the ends, chunks at and around every
+    matrix boundary the launch has near its ends and middle, random ones."""
+    values = dict(launch.scalars)
+    head, n = values["head"], values["n"]
+    threads = launch.threads
+    picks = {0, 1, threads - 2, threads - 1, threads // 2}
+    mats = launch.stop - launch.start
+    for b in {1, 2, mats // 2, mats - 1, rng.randrange(1, max(mats, 2))}:
+        if 0 < b < mats:
+            e = b * mat + head  # boundary, counted from the 16-byte boundary
+            picks |= {e // chunk - 1, e // chunk, e // chunk + 1}
+    picks |= {rng.randrange(threads) for _ in range(6)}
+    assert threads == -(-(n + head) // chunk)
+    return sorted(i for i in picks if 0 <= i < threads)
+
+
+def test_vector_samples_beyond_int32(shim: Path) -> None:
+    """Chunks of outputs up to 2**63 elements, through the header's per-thread
+    functions with `plan`'s constants: the 64-bit kernel (matrices of 2**31+
+    elements, chunks that cross matrices written element by element) and
+    the 32-bit slices of larger outputs of smaller matrices. Every element
+    of every sampled chunk is checked against exact integer arithmetic."""
+    rng = random.Random(5)
+    lines: list[str] = []
+    # (shape of the launch, its per-matrix offsets or None, scalar k, chunks)
+    checks: list[
+        tuple[tuple[int, int, int], dict[int, int] | None, int | None, list[int]]
+    ] = []
+    for shape in VECTOR_HUGE_SHAPES:
+        b_count, n_rows, n_cols = shape
+        mat = n_rows * n_cols
+        assert b_count * mat >= 2**31
+        for width in WIDTHS:
+            dtype = BY_WIDTH[width]
+            chunk = 64 // width
+            for per_matrix in (False, True):
+                if per_matrix and mat * width < 64:
+                    continue
+                ks = [*clamped_ks(n_rows, n_cols), rng.randint(-n_rows, n_cols)]
+                k = None if per_matrix else rng.choice(ks)
+                head = rng.randrange(16 // width)
+                launches = _cupy.plan(
+                    shape, k, width, contiguous=True, address=256 + head * width
+                )
+                picked = {0, len(launches) // 2, len(launches) - 1}
+                for launch in (launches[j] for j in sorted(picked)):
+                    assert launch.vector
+                    assert launch.wide == (mat >= 2**31)
+                    bits = 64 if launch.wide else 32
+                    samples = chunk_samples(launch, mat, chunk, rng)
+                    local_b = launch.stop - launch.start
+                    kk: dict[int, int] = {}
+                    if per_matrix:
+                        head_l = dict(launch.scalars)["head"]
+                        for i in samples:
+                            lo = max(i * chunk - head_l, 0)
+                            hi = min(i * chunk - head_l + chunk, local_b * mat)
+                            for bb in range(lo // mat, (hi - 1) // mat + 1):
+                                kk[bb] = rng.choice(ks)
+                        pairs = " ".join(f"{bb} {kv}" for bb, kv in sorted(kk.items()))
+                        k_part = f"m {len(kk)} {pairs}"
+                    else:
+                        k_part = f"s {k}"
+                    lines.append(
+                        f"X {dtype} {bits} {local_b} {n_rows} {n_cols} {k_part} "
+                        f"{named(launch.scalars)} ; " + " ".join(map(str, samples))
+                    )
+                    offsets = kk if per_matrix else None
+                    checks.append(((local_b, n_rows, n_cols), offsets, k, samples))
+    answers = run_shim(shim, lines)
+    assert len(answers) == len(checks)
+    for line, answer, (shape, kk, k, samples) in zip(
+        lines, answers, checks, strict=True
+    ):
+        assert answer != "MISSING", line[:200]
+        parts = answer.split()
+        assert len(parts) == len(samples), line[:200]
+        for part in parts:
+            first_s, count_s, hexbits = part.split(":")
+            first, count = int(first_s), int(count_s)
+            assert count > 0
+            got = int.from_bytes(bytes.fromhex(hexbits), "little")
+            for d in range(count):
+                i = first + d
+                b, r = divmod(i, shape[1] * shape[2])
+                row, col = divmod(r, shape[2])
+                want = col - row == (k if kk is None else kk[b])
+                assert ((got >> d) & 1) == want, (line[:160], first, d)
+
+
+@pytest.mark.parametrize(
+    "line",
+    [
+        # A 32-bit vector launch of 2**31 elements (plan slices those).
+        "V uint8 32 1 65536 32768 s 0 threads=1 n=2147483648 head=0",
+        # The 64-bit vector kernel for matrices under 2**31 elements.
+        "V uint8 64 2 3 3 s 0 threads=1 n=18 head=0",
+        # n that is not B*R*C.
+        "V uint8 32 2 3 3 s 0 threads=1 n=17 head=0 mat_size=9",
+        "V uint8 32 1 3 3 s 4 threads=1 n=9",  # k not clamped
+        "W 32 1 3 3 s 0 cycle=0 n=9",  # no O and M lines given
+    ],
+)
+def test_shim_rejects_vector_input_the_host_never_sends(shim: Path, line: str) -> None:
+    proc = subprocess.run(
+        [str(shim)], input="O uint8 01\n" + line + "\n", capture_output=True, text=True
     )
     assert proc.returncode == 2, (proc.stdout, proc.stderr)
 
@@ -359,7 +815,7 @@ def ptx(tmp_path_factory: pytest.TempPathFactory, ops_header: Path) -> dict[str,
     return dict(zip(parts[1::2], parts[2::2], strict=True))
 
 
-KERNEL_KINDS = ["scalar", "per_matrix", "value"]
+KERNEL_KINDS = ["scalar", "per_matrix", "value", "vector", "vector_per_matrix"]
 
 
 def test_ptx_has_every_kernel(ptx: dict[str, str]) -> None:
@@ -372,16 +828,10 @@ def test_ptx_has_every_kernel(ptx: dict[str, str]) -> None:
     assert wanted <= set(ptx), sorted(wanted - set(ptx))
 
 
-@pytest.mark.parametrize(
-    "kind",
-    [
-        "scalar",
-        "per_matrix",
-        "value",
-    ],
-)
+@pytest.mark.parametrize("kind", KERNEL_KINDS)
 def test_ptx_int_index_avoids_64bit_division(ptx: dict[str, str], kind: str) -> None:
-    """With I = int the header and the operation divide in 32 bits only."""
+    """With I = int (U = unsigned int) the header and the operations divide
+    in 32 bits only."""
     slow = [
         name
         for name, body in ptx.items()

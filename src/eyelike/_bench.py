@@ -1,12 +1,13 @@
 """``eyelike bench``: eyelike against its peers and the memory limit.
 
-One process, one run, side by side. Every output is checked against NumPy
-before it is timed. The peers of a case are timed round by round, in a new
-random order each round; times are medians over the rounds, and ratios are
-medians of each round's ratio, so the machine's drifting load cancels out.
-Ratios are to ``limit_alloc`` (a fresh ``np.empty`` filled with zeros: the
-cost of handing out and writing new memory) or, for ``out=`` cases, to
-``limit_touched`` (``fill(0)`` of an already-touched buffer, one core).
+One process, one run, side by side (``eyelike bench --help`` says the same
+in plain text). Every output is checked against NumPy before it is timed.
+The peers of a case are timed round by round, in a new random order each
+round; times are medians over the rounds, and ratios are medians of each
+round's ratio, so the machine's drifting load cancels out. Ratios are to
+``limit_alloc`` (a fresh ``np.empty`` filled with zeros: the cost of handing
+out and writing new memory) or, for ``out=`` cases, to ``limit_touched``
+(``fill(0)`` of an already-touched buffer, one core).
 """
 
 from __future__ import annotations
@@ -14,6 +15,7 @@ from __future__ import annotations
 import argparse
 import ctypes
 import json
+import math
 import os
 import random
 import statistics
@@ -22,6 +24,7 @@ import time
 import tracemalloc
 from collections.abc import Callable, Sequence
 from dataclasses import asdict, dataclass
+from pathlib import Path
 from typing import Any
 
 import numpy as np
@@ -398,65 +401,294 @@ def _table(rows: list[dict[str, Any]]) -> str:
     return "\n".join(lines)
 
 
-def _plot(rows: list[dict[str, Any]], path: str) -> None:
-    import matplotlib
+# Peer name prefix -> (colour map, lightest and darkest shade): one hue per
+# library, so the bars of a library's idioms read as one family whatever
+# the case; the limits light grey, apart from eyelike's black and grey.
+_FAMILIES = (
+    ("limit", "Greys", 0.2, 0.4),
+    ("np.", "Blues", 0.4, 0.85),
+    ("fill+", "Blues", 0.6, 0.6),
+    ("torch", "Oranges", 0.45, 0.75),
+    ("jax", "Reds", 0.5, 0.7),
+    ("openvino", "Purples", 0.5, 0.7),
+    ("onnxruntime", "Greens", 0.5, 0.7),
+)
 
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
 
-    big = [r for r in rows if r["x_limit"] is not None and r["case_n"] > 3]
-    cases = list(dict.fromkeys(r["case"] for r in big))
-    peers = list(dict.fromkeys(r["peer"] for r in big))
-    colors: dict[str, Any] = {
-        p: plt.get_cmap("tab20")(i % 20) for i, p in enumerate(peers)
-    }
-    colors["eyelike"] = "black"
-    fig, ax = plt.subplots(figsize=(12, 0.6 * len(cases) + 2))
-    labelled: set[str] = set()
+def _colors(peers: Sequence[str]) -> dict[str, Any]:
+    """A colour for every peer: eyelike black, each library its own hue."""
+    from matplotlib import colormaps
+
+    colors: dict[str, Any] = {"eyelike": "black", "eyelike.eye_like": "0.35"}
+    for prefix, cmap, light, dark in _FAMILIES:
+        members = [p for p in peers if p.startswith(prefix) and p not in colors]
+        for i, peer in enumerate(members):
+            shade = light + (dark - light) * i / max(1, len(members) - 1)
+            colors[peer] = colormaps[cmap](shade)
+    # A peer of a library not listed above (one added later) still gets one.
+    others = [p for p in peers if p not in colors]
+    for i, peer in enumerate(others):
+        colors[peer] = colormaps["tab10"](i % 10)
+    return colors
+
+
+def _rank(peer: str) -> int:
+    """Where a peer's bar goes in its group (and the legend): eyelike first,
+    then each library's idioms together, the limits last."""
+    if peer.startswith("eyelike"):
+        return 0
+    if peer.startswith("limit"):
+        return len(_FAMILIES) + 2
+    for i, (prefix, *_) in enumerate(_FAMILIES, 1):
+        if peer.startswith(prefix):
+            return i
+    return len(_FAMILIES) + 1
+
+
+def _plot(rows: list[dict[str, Any]], path: str) -> Any:
+    """A bar chart of every case's ratios to its limit, written to ``path``.
+
+    Every case that has a limit is shown, the small ones too (``--quick``
+    has no others): one group of bars per case, top to bottom in the order
+    of the run, the same peer order in every group. Returns the figure.
+    """
+    # The Figure API, not pyplot: no global backend or state to set.
+    from matplotlib.figure import Figure
+    from matplotlib.patches import Patch
+    from matplotlib.ticker import FuncFormatter, LogLocator, NullFormatter
+
+    shown = [r for r in rows if r["x_limit"] is not None]
+    cases = list(dict.fromkeys(r["case"] for r in shown))
+    peers = list(dict.fromkeys(r["peer"] for r in shown))
+    peers.sort(key=_rank)
+    colors = _colors(peers)
+    height = max(3.0, 0.12 * len(shown) + 0.25 * len(cases) + 1.5)
+    fig = Figure(figsize=(11, height), layout="constrained")
+    ax = fig.subplots()
     for i, case in enumerate(cases):
-        present = [r for r in big if r["case"] == case]
-        height = 0.8 / len(present)
+        present = sorted(
+            (r for r in shown if r["case"] == case),
+            key=lambda r: peers.index(r["peer"]),
+        )
+        bar = 0.8 / len(present)
         for j, r in enumerate(present):
             peer = r["peer"]
+            y = i - 0.4 + (j + 0.5) * bar
             ax.barh(
-                i + j * height,
+                y,
                 r["x_limit"],
-                height=height,
+                height=bar * 0.9,
                 color=colors[peer],
-                label=None if peer in labelled else peer,
             )
-            labelled.add(peer)
-    ax.set_yticks([i + 0.4 for i in range(len(cases))], cases)
+            if peer == "eyelike":
+                ax.annotate(
+                    f"{r['x_limit']:.2f}",
+                    (r["x_limit"], y),
+                    xytext=(3, 0),
+                    textcoords="offset points",
+                    va="center",
+                    fontsize=7,
+                )
+    ax.set_yticks(range(len(cases)), cases)
+    ax.set_ylim(len(cases) - 0.5, -0.5)  # the first case at the top, as in the table
     ax.axvline(1.0, color="k", lw=0.8)
     ax.set_xscale("log")
-    ax.set_xlabel("time / memory limit (lower is better)")
-    ax.legend(fontsize=7, loc="lower right")
-    fig.tight_layout()
-    fig.savefig(path, dpi=110)
-
-
-def main(argv: Sequence[str] | None = None) -> int:
-    """Run the benchmark command line; returns the exit code."""
-    parser = argparse.ArgumentParser(prog="eyelike bench", description=__doc__)
-    parser.add_argument("--json", metavar="FILE", help="write all rows as JSON")
-    parser.add_argument("--plot", metavar="FILE.png", help="bar chart of ratios")
-    parser.add_argument(
-        "--budget", type=float, default=0.5, help="seconds per timing (default 0.5)"
+    # Plain numbers (0.5, 1, 2, 5), not powers of ten: most ratios lie
+    # between 0.3 and 10, where a log axis would label only 1 and 10.
+    ax.xaxis.set_major_locator(LogLocator(subs=(1.0, 2.0, 5.0)))
+    ax.xaxis.set_major_formatter(FuncFormatter(lambda v, _: f"{v:g}"))
+    ax.xaxis.set_minor_formatter(NullFormatter())
+    ax.set_xlabel(
+        "time / the case's limit (limit_alloc, or limit_touched for out=); "
+        "lower is better"
     )
-    parser.add_argument("--quick", action="store_true", help="small cases only")
+    ax.set_title("eyelike bench: each peer's median time over the memory limit")
+    # Outside the axes, right of them: it never covers a bar.
+    ax.legend(
+        handles=[Patch(color=colors[p], label=p) for p in peers],
+        fontsize=8,
+        loc="upper left",
+        bbox_to_anchor=(1.01, 1.0),
+        frameon=False,
+    )
+    fig.savefig(path, dpi=110)
+    return fig
+
+
+def _seconds(text: str) -> float:
+    """``--budget``: a finite, non-negative number of seconds."""
+    try:
+        value = float(text)
+    except ValueError:
+        value = math.nan
+    if not (math.isfinite(value) and value >= 0):
+        msg = f"expected a non-negative number of seconds; got {text!r}"
+        raise argparse.ArgumentTypeError(msg)
+    return value
+
+
+def _check_writable(parser: argparse.ArgumentParser, option: str, path: str) -> None:
+    """Fail at once, not after the whole run, where ``path`` cannot be
+    written. Nothing is left behind: an existing file is opened without
+    truncating it, a new one is created and removed."""
+    target = Path(path)
+    if target.is_dir():
+        parser.error(f"{option} {path}: is a directory, not a file")
+    if not target.parent.is_dir():
+        parser.error(f"{option} {path}: directory {target.parent} does not exist")
+    try:
+        if target.exists():
+            target.open("r+b").close()
+        else:
+            target.open("xb").close()
+            target.unlink()
+    except OSError as exc:
+        parser.error(f"{option} {path}: cannot write it ({exc.strerror or exc})")
+
+
+def _check_plot(parser: argparse.ArgumentParser, path: str) -> None:
+    """``--plot``: matplotlib importable and a file type it writes."""
+    try:
+        from matplotlib.figure import Figure
+    except ImportError as exc:
+        parser.error(
+            f"--plot needs matplotlib, which is not installed ({exc}); "
+            f"install it, or eyelike[bench]"
+        )
+    _check_writable(parser, "--plot", path)
+    types = Figure().canvas.get_supported_filetypes()
+    suffix = Path(path).suffix.lstrip(".").lower()
+    if suffix not in types:
+        # savefig would add .png to a name without a known suffix: another
+        # file than the one asked for.
+        parser.error(
+            f"--plot {path}: name a file ending in one of "
+            f"{', '.join('.' + t for t in sorted(types))}"
+        )
+
+
+_DESCRIPTION = """\
+Time eyelike against its peers (NumPy idioms, and PyTorch, JAX, OpenVINO and
+ONNX Runtime where installed) and against the memory limit, in one process,
+side by side, and print a table.
+
+Every output is checked against NumPy before it is timed. The peers of a case
+are timed round by round, in a new random order each round; times are medians
+over the rounds, and ratios are medians of each round's ratio, so the
+machine's drifting load cancels out. Ratios are to limit_alloc (a fresh
+np.empty filled with zeros: the cost of handing out and writing new memory)
+or, for out= cases, to limit_touched (fill(0) of an already-touched buffer,
+one core)."""
+
+_EPILOG = """\
+examples:
+  eyelike bench --quick --numpy-only             a few seconds
+  eyelike bench --json docs/bench-cpu.json --plot docs/bench-cpu.png
+  eyelike bench --backend cupy --json gpu.json   the GPU table
+
+--plot and --json are checked before anything runs; a usage error exits with
+status 2."""
+
+
+def _parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="eyelike bench",
+        description=_DESCRIPTION,
+        epilog=_EPILOG,
+        # The description and epilog are laid out by hand (the examples).
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    parser.add_argument(
+        "--json", metavar="FILE", help="also write every row of the table as JSON"
+    )
+    parser.add_argument(
+        "--plot",
+        metavar="FILE.png",
+        help=(
+            "also draw the ratios to the limit as a bar chart (needs "
+            "matplotlib; .png, .svg, .pdf, ...; CPU table only)"
+        ),
+    )
+    parser.add_argument(
+        "--budget",
+        type=_seconds,
+        default=None,
+        metavar="SECONDS",
+        help=(
+            "time to spend on each peer of a case, in seconds (default 0.5); "
+            "every case runs at least 7 and at most 50 rounds, so 0 is the "
+            "quickest run (CPU table only)"
+        ),
+    )
+    parser.add_argument(
+        "--quick",
+        action="store_true",
+        help="only the cases under 4 MiB (seconds, not minutes; CPU table only)",
+    )
     parser.add_argument(
         "--numpy-only",
         action="store_true",
-        help="no other libraries: eyelike against NumPy and the limits only",
+        help=(
+            "time no other library: eyelike against NumPy and the limits "
+            "only (CPU table only)"
+        ),
     )
-    parser.add_argument("--no-progress", action="store_true")
+    parser.add_argument(
+        "--no-progress",
+        action="store_true",
+        help="do not show the progress bar (tqdm, on stderr, where installed)",
+    )
     parser.add_argument(
         "--backend",
         choices=["numpy", "cupy"],
         default="numpy",
-        help="numpy: the CPU table (default); cupy: the GPU table (CUDA events)",
+        help=(
+            "numpy: the CPU table (default); cupy: the GPU table, eyelike on "
+            "CuPy, PyTorch and JAX against their own idioms (CUDA events)"
+        ),
     )
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Run the benchmark command line; returns the exit code.
+
+    Parameters
+    ----------
+    argv : sequence of str, optional
+        The arguments after ``eyelike bench``, as the ``eyelike`` command
+        passes them.
+
+    Returns
+    -------
+    int
+        0 on success, 2 where no CUDA device is there for ``--backend
+        cupy``. A usage error (a bad ``--budget``, a ``--plot`` without
+        matplotlib, a file that cannot be written) exits with status 2
+        before anything runs (``SystemExit``).
+    """
+    parser = _parser()
     args = parser.parse_args(argv)
+    if args.backend == "cupy":
+        cpu_only = [
+            option
+            for option, given in (
+                ("--plot", args.plot is not None),
+                ("--budget", args.budget is not None),
+                ("--quick", args.quick),
+                ("--numpy-only", args.numpy_only),
+            )
+            if given
+        ]
+        if cpu_only:
+            parser.error(
+                f"{', '.join(cpu_only)}: for the CPU table only, not with "
+                f"--backend cupy"
+            )
+    if args.plot is not None:
+        _check_plot(parser, args.plot)
+    if args.json is not None:
+        _check_writable(parser, "--json", args.json)
     # Peers keep all their threads, but idle OpenMP threads (PyTorch) must
     # not spin on the cores while the next peer is timed.
     os.environ.setdefault("OMP_WAIT_POLICY", "PASSIVE")
@@ -465,7 +697,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     cases = _cases()
     if args.quick:
         cases = [c for c in cases if c.nbytes < 1 << 22]
-    rows = run(cases, args.budget, not args.no_progress, not args.numpy_only)
+    budget = 0.5 if args.budget is None else args.budget
+    rows = run(cases, budget, not args.no_progress, not args.numpy_only)
     cores = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else 0
     print(f"eyelike bench: {cores} cores, numpy {np.__version__}")
     print(_table(rows))

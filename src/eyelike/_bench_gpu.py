@@ -623,6 +623,11 @@ def _run_case(
                 latency_us=statistics.median(latencies[peer.name]) * 1e6,
                 GB_per_s=case.nbytes / per_call / 1e9,
                 x_limit=_median_ratio(times, peer.name, role_of.get("limit")),
+                # Throughput as a share of the library's zeros of this output
+                # (100: memset speed, the bandwidth limit of the write).
+                pct_of_zeros=_percent(
+                    _median_ratio(times, peer.name, role_of.get("limit"))
+                ),
                 x_eyelike=_median_ratio(times, peer.name, role_of.get("eyelike")),
                 calls=calls[peer.name],
                 rounds=rounds,
@@ -645,6 +650,7 @@ def _row(case: Case, lib: Lib, peer: str, **values: Any) -> dict[str, Any]:
         "latency_us": None,
         "GB_per_s": None,
         "x_limit": None,
+        "pct_of_zeros": None,
         "x_eyelike": None,
         "calls": None,
         "rounds": None,
@@ -726,7 +732,8 @@ def table(rows: list[dict[str, Any]]) -> str:
             lines.append(f"{r['backend']}: {r['timing']}; streams: {r['stream_check']}")
     lines.append(
         f"{'case':<22} {'peer':<28} {'per call':>11} {'latency':>10} "
-        f"{'GB/s':>7} {'x limit':>7} {'x eyelike':>9} {'SM MHz':>6}"
+        f"{'GB/s':>7} {'x limit':>7} {'% zeros':>7} {'x eyelike':>9} "
+        f"{'SM MHz':>6}"
     )
     for r in rows:
         head = f"{r['case']:<22} {r['peer']:<28}"
@@ -739,10 +746,16 @@ def table(rows: list[dict[str, Any]]) -> str:
         lines.append(
             f"{head} {r['per_call_us']:>8.2f} us {r['latency_us']:>7.1f} us "
             f"{r['GB_per_s']:>7.1f} {_fmt(r['x_limit']):>7} "
-            f"{_fmt(r['x_eyelike']):>9} {r['sm_clock_mhz'] or '-':>6}"
+            f"{_fmt(r['pct_of_zeros'], '.0f'):>7} {_fmt(r['x_eyelike']):>9} "
+            f"{r['sm_clock_mhz'] or '-':>6}"
         )
     return "\n".join(lines)
 
 
-def _fmt(ratio: float | None) -> str:
-    return "-" if ratio is None else f"{ratio:.2f}"
+def _fmt(ratio: float | None, spec: str = ".2f") -> str:
+    return "-" if ratio is None else format(ratio, spec)
+
+
+def _percent(x_limit: float | None) -> float | None:
+    """A time ratio to the limit as a share of its throughput, in percent."""
+    return None if not x_limit else 100.0 / x_limit

@@ -4,87 +4,194 @@ from __future__ import annotations
 
 import argparse
 import importlib
+import re
 import sys
 from collections.abc import Sequence
 from typing import Any
 
-from . import _registry
+import numpy as np
+
+from . import __version__, _registry
 from ._core import eye
+from ._dtypes import dtype_name
 
 __all__ = ["main"]
 
 # Backend name -> the module to import for it: every library with a name.
 BACKENDS = {cls.name: cls.module for cls in _registry.BACKENDS if cls.module}
 
+# A word that starts with a minus and a digit ("-1", "-1,2", "-2,0,1") is a
+# value, never an option: eyelike has no option of that form. Python before
+# 3.13 takes "-1,2" for an unknown option ("-k: expected one argument")
+# because only plain numbers such as "-1" or "-1.5" count as negative.
+_NEGATIVE_VALUE = re.compile(r"-\.?\d")
 
-def _ints(text: str) -> list[int]:
-    try:
-        return [int(part) for part in text.split(",") if part.strip()]
-    except ValueError:
-        msg = f"expected integers separated by commas; got {text!r}"
-        raise argparse.ArgumentTypeError(msg) from None
+
+def _entries(text: str, what: str, example: str) -> list[int]:
+    """The integers of a comma-separated list; an empty entry is an error."""
+    parts = text.split(",")
+    values = []
+    for i, part in enumerate(parts, 1):
+        if not part.strip():
+            msg = (
+                f"entry {i} of {text!r} is empty; expected {what} separated "
+                f"by commas, e.g. {example}"
+            )
+            raise argparse.ArgumentTypeError(msg)
+        try:
+            values.append(int(part))
+        except ValueError:
+            msg = f"entry {i} of {text!r} is {part.strip()!r}, not an integer"
+            raise argparse.ArgumentTypeError(msg) from None
+    return values
+
+
+def _batch_shape(text: str) -> list[int]:
+    # An empty value is the empty shape: one matrix, as when the option is
+    # left out. Any other empty entry is a typo (2,,3), never skipped.
+    if not text.strip():
+        return []
+    return _entries(text, "sizes", "2,3")
 
 
 def _offset(text: str) -> int | list[int]:
-    values = _ints(text)
-    if not values:
-        msg = f"expected an integer or a comma-separated list; got {text!r}"
+    if not text.strip():
+        msg = "expected an integer or a comma-separated list; got an empty value"
         raise argparse.ArgumentTypeError(msg)
-    return values[0] if len(values) == 1 and "," not in text else values
+    values = _entries(text, "offsets", "-1,2")
+    # "-k 1" is one offset for every matrix; a list, one offset per matrix.
+    return values[0] if len(values) == 1 else values
+
+
+_USAGE = """\
+%(prog)s ROWS [COLS] [-k K | -k K1,K2,...] [--batch-shape B1,B2,...]
+               [--dtype NAME] [--backend LIB] [--device DEV]
+       %(prog)s --version | --help
+       %(prog)s bench [options]  (see: eyelike bench --help)"""
+
+_DESCRIPTION = """\
+Print an identity or shifted-diagonal matrix, or a batch of them: element
+[..., row, col] is 1 where col - row == k, and 0 elsewhere. The first line of
+the output states the shape, the dtype and the array library; bfloat16,
+float8 and other ml_dtypes values are printed widened to float32 (int4 and
+the like to int64)."""
+
+_EPILOG = """\
+examples:
+  eyelike 3 4 -k 1 --batch-shape 2 --dtype int32
+  eyelike 3 -k -1,2 --batch-shape 2        one offset per matrix
+  eyelike 4 --dtype bfloat16 --backend torch
+
+Bad arguments print the usage and one error line, and exit with status 2."""
 
 
 def _parser() -> argparse.ArgumentParser:
+    backends = ", ".join(sorted(BACKENDS))
     parser = argparse.ArgumentParser(
         prog="eyelike",
-        description=(
-            "Print an identity or shifted-diagonal matrix, or a batch of them: "
-            "element [..., row, col] is 1 where col - row == k."
-        ),
-        epilog=(
-            "Example: eyelike 3 4 -k 1 --batch-shape 2 --dtype int32. "
-            "`eyelike bench` runs the benchmark."
-        ),
+        usage=_USAGE,
+        description=_DESCRIPTION,
+        epilog=_EPILOG,
+        # The description and epilog are laid out by hand (the examples).
+        formatter_class=argparse.RawDescriptionHelpFormatter,
     )
+    parser._negative_number_matcher = _NEGATIVE_VALUE
     parser.add_argument("rows", type=int, metavar="ROWS", help="number of rows")
     parser.add_argument(
-        "cols", type=int, nargs="?", metavar="COLS", help="number of columns"
+        "cols",
+        type=int,
+        nargs="?",
+        metavar="COLS",
+        help="number of columns (default: ROWS)",
     )
     parser.add_argument(
         "-k",
         type=_offset,
         default=0,
         metavar="K",
-        help="diagonal offset, or one per matrix as a comma list (default 0)",
+        help=(
+            "diagonal offset: 0 the main diagonal, > 0 above, < 0 below "
+            "(default 0); or one offset per matrix as a comma-separated "
+            "list, e.g. -k -1,2"
+        ),
     )
     parser.add_argument(
         "--batch-shape",
-        type=_ints,
+        type=_batch_shape,
         default=[],
         metavar="B1,B2,...",
         help="leading batch dimensions, e.g. 2,3 (default: one matrix)",
     )
-    parser.add_argument("--dtype", default=None, help="dtype name, e.g. int32")
+    parser.add_argument(
+        "--dtype",
+        default=None,
+        metavar="NAME",
+        help=(
+            "dtype name, e.g. int32, bool, float16, bfloat16 (default: the "
+            "library's default floating dtype)"
+        ),
+    )
     parser.add_argument(
         "--backend",
         default="numpy",
         choices=sorted(BACKENDS),
-        help="array library to generate with (default numpy)",
+        metavar="LIB",
+        help=f"array library to make it with: {backends} (default numpy)",
     )
-    parser.add_argument("--device", default=None, help="device, e.g. cuda:0")
+    parser.add_argument(
+        "--device",
+        default=None,
+        metavar="DEV",
+        help="device, e.g. cpu, cuda:0, or a CUDA device id for cupy",
+    )
+    parser.add_argument("--version", action="version", version=f"eyelike {__version__}")
     return parser
 
 
+def _printable(a: np.ndarray[Any, Any]) -> np.ndarray[Any, Any]:
+    """``a``, with ml_dtypes' types (bfloat16, float8, int4, ...) widened:
+    NumPy prints their values without a decimal point, so a float8 eye
+    reads as ``1 0 0``, like an integer one."""
+    if a.dtype.type.__module__.partition(".")[0] != "ml_dtypes":
+        return a
+    # 0 and 1 are exact in every type eyelike makes, and in the wider one.
+    wide = np.int64 if "int" in a.dtype.name else np.float32
+    return a.astype(wide)
+
+
 def _show(result: Any) -> str:
-    """The result as NumPy prints it, or as its own library does where NumPy
-    cannot hold it (meta tensors, shapes NumPy cannot make)."""
+    """A header line (shape, dtype, library), then the values as NumPy
+    prints them, or as their own library does where NumPy cannot hold them
+    (meta tensors, shapes NumPy cannot make)."""
+    backend = _registry.backend_of_array(result, "result")
+    dtype = dtype_name(result.dtype) or str(result.dtype)
+    shape = tuple(int(d) for d in result.shape)
+    header = f"# shape {shape}, dtype {dtype}, {backend.name}"
     try:
-        return str(_registry.backend_of_array(result, "result").to_numpy(result))
+        values = _printable(backend.to_numpy(result))
     except Exception:  # any conversion failure: show it natively
-        return str(result)
+        return f"{header}\n{result}"
+    if values.dtype.name != dtype:
+        header += f" (values shown as {values.dtype.name})"
+    return f"{header}\n{values}"
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    """Run the command line; returns the exit code."""
+    """Run the command line; returns the exit code.
+
+    Parameters
+    ----------
+    argv : sequence of str, optional
+        The arguments after the program name; default ``sys.argv[1:]``.
+        ``bench`` as the first word runs the benchmark instead.
+
+    Returns
+    -------
+    int
+        0 on success. A usage error prints the usage and one
+        ``eyelike: error: ...`` line naming the argument, and exits with
+        status 2 (``SystemExit``).
+    """
     words = list(sys.argv[1:] if argv is None else argv)
     if words[:1] == ["bench"]:
         from ._bench import main as bench_main

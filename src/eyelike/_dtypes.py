@@ -53,6 +53,9 @@ EXTRA_NAMES = (
     "float8_e4m3fnuz",
     "float8_e5m2fnuz",
     "float8_e8m0fnu",
+    "float8_e4m3b11fnuz",
+    "float8_e3m4",
+    "float8_e4m3",
 )
 ITEMSIZE = {
     "bool": 1,

@@ -68,6 +68,8 @@ def index_or_none(value: Any) -> int | None:
     """
     if is_bool_like(value) or not_data(value) or is_time(value):
         return None
+    if not all(isinstance(d, int) for d in getattr(value, "shape", ())):
+        return None  # a lazy array of unknown size is no integer yet
     try:
         return operator.index(value)
     except TypeError:
@@ -121,6 +123,9 @@ def batch_shape(value: Any, name: str = "batch_shape") -> tuple[int, ...]:
         raise TypeError(msg)
     shape = getattr(value, "shape", None)
     if shape is not None:
+        if not all(isinstance(d, int) for d in shape):  # a lazy array
+            msg = f"{name} must have a known shape; got {tuple(shape)}"
+            raise ValueError(msg)
         if len(shape) == 0:
             return (dimension(value, name),)
         if len(shape) != 1:

@@ -1,13 +1,26 @@
-"""The JAX backend: the library's rules; arrays are made by the generic
-Array API path (no writes in place, so it also traces under ``jax.jit``)."""
+"""The JAX backend: the library's rules, and the batch made in one XLA
+computation.
+
+Eager JAX runs each ``jnp`` call as its own computation, and every one of
+them writes a full-size array: ``broadcast_to(mask)`` then ``astype`` makes
+the batch twice, and ``jnp.eye`` alone is several calls. eyelike instead
+jits one function of the shape (static) and ``k`` (traced, so a new offset
+compiles nothing): two iotas, a compare and a cast, which XLA fuses into one
+kernel writing the output once. Under an outer ``jax.jit`` (or ``vmap``) it
+is simply inlined. The output's placement (a device, or any sharding) is
+the jitted function's ``out_shardings``, so a sharded result is made in
+place rather than moved.
+"""
 
 from __future__ import annotations
 
+import functools
 import itertools
 import math
 from types import ModuleType
 from typing import Any
 
+import numpy as np
 from array_api_compat import is_jax_namespace
 
 from . import _size
@@ -37,16 +50,31 @@ class JaxBackend(Backend):
             except RuntimeError:
                 msg = f"device {device!r} is not a JAX platform here"
                 raise ValueError(msg) from None
-        if not isinstance(device, jax.Device):
-            msg = f"device must be a jax.Device or platform name; got {device!r}"
+        if not isinstance(device, (jax.Device, jax.sharding.Sharding)):
+            msg = (
+                f"device must be a jax.Device, a jax.sharding.Sharding or a "
+                f"platform name; got {device!r}"
+            )
             raise ValueError(msg)
         return device
+
+    def device_of(self, x: Any) -> Any:
+        import jax
+
+        if isinstance(x, jax.core.Tracer):
+            return None  # inside jit or vmap: placement is the caller's
+        sharding = x.sharding
+        # One device: that device (as jnp.eye takes it); else the sharding,
+        # which the result then carries, as jnp.eye(..., device=) gives.
+        devices = sharding.device_set
+        return next(iter(devices)) if len(devices) == 1 else sharding
 
     def on_host(self, device: Any) -> bool:
         import jax
 
-        platform = jax.default_backend() if device is None else device.platform
-        return bool(platform == "cpu")
+        if device is None:
+            return bool(jax.default_backend() == "cpu")
+        return all(d.platform == "cpu" for d in _devices_of(device))
 
     def dtype_cache_key(self, device: Any) -> Any:
         import jax
@@ -55,10 +83,57 @@ class JaxBackend(Backend):
         return device, bool(jax.config.read("jax_enable_x64"))  # type: ignore[no-untyped-call]
 
     def dtype_table(self, device: Any) -> dict[str, Any]:
-        table = super().dtype_table(device)
-        for name in ("float16", "bfloat16"):
-            table.setdefault(name, getattr(self.library, name))
+        table = super().dtype_table(_one_device(device))
+        for name in ("float16", "bfloat16", *_FLOAT8_NAMES):
+            dt = getattr(self.library, name, None)
+            if dt is not None:
+                table.setdefault(name, dt)
         return table
+
+    def index_dtype(self, device: Any) -> Any:
+        return super().index_dtype(_one_device(device))
+
+    def scratch_bytes(self, n_rows: int, n_cols: int, k: Any) -> int:
+        return 0  # one fused computation: the output is all it writes
+
+    def eye(
+        self,
+        shape: tuple[int, ...],
+        k: Any,
+        dtype: Any,
+        device: Any,
+        out: Any,
+        *,
+        chunks: Any = None,
+        like: Any = None,
+    ) -> Any:
+        import jax
+
+        jnp = self.library
+        if math.prod(shape) == 0:  # nothing to compute: no iotas either
+            return jnp.zeros(shape, dtype=dtype, device=device)
+        index = self.index_dtype(device)
+        limit = jnp.iinfo(index).max
+        n_rows, n_cols = shape[-2:]
+        if max(n_rows, n_cols) > limit:
+            # The iotas would wrap in a narrow index type (no x64).
+            name = "n_rows" if n_rows > limit else "n_cols"
+            msg = (
+                f"{name}={max(n_rows, n_cols)} exceeds this namespace's index "
+                f"type ({index}, at most {limit})"
+            )
+            raise ValueError(msg)
+        placement = None
+        if device is not None:
+            placement = (
+                device
+                if isinstance(device, jax.sharding.Sharding)
+                else jax.sharding.SingleDeviceSharding(device)
+            )
+        # A host value, not jnp.asarray: jit moves it with the call, where an
+        # eager conversion would be a computation of its own.
+        offsets = np.asarray(k, dtype=index) if isinstance(k, (int, np.ndarray)) else k
+        return _builder(placement)(offsets, shape=shape, dtype=dtype)
 
     def check_empty_shape(
         self, shape: tuple[int, ...], itemsize: int, on_host: bool
@@ -84,3 +159,46 @@ class JaxBackend(Backend):
                 f"{memory} bytes of memory"
             )
             raise MemoryError(msg)
+
+
+# float8 types that jnp may offer (which ones depends on its version).
+_FLOAT8_NAMES = (
+    "float8_e4m3fn",
+    "float8_e5m2",
+    "float8_e4m3fnuz",
+    "float8_e5m2fnuz",
+    "float8_e4m3b11fnuz",
+    "float8_e3m4",
+    "float8_e4m3",
+    "float8_e8m0fnu",  # refused: it has no exact zero
+)
+
+
+def _devices_of(device: Any) -> Any:
+    """The devices of a jax.Device or a sharding."""
+    return getattr(device, "device_set", None) or (device,)
+
+
+def _one_device(device: Any) -> Any:
+    """A device for questions a sharding cannot answer (dtypes, index type):
+    every device of one sharding is of one platform."""
+    if device is None or not hasattr(device, "device_set"):
+        return device
+    return next(iter(device.device_set))
+
+
+@functools.lru_cache(maxsize=64)
+def _builder(placement: Any) -> Any:
+    """The jitted batch maker for one output placement (None: the default
+    device, or wherever an outer jit puts it)."""
+    import jax
+    from jax import lax
+
+    def build(k: Any, *, shape: tuple[int, ...], dtype: Any) -> Any:
+        rows = lax.broadcasted_iota(k.dtype, shape, len(shape) - 2)
+        cols = lax.broadcasted_iota(k.dtype, shape, len(shape) - 1)
+        # k broadcasts against the batch dimensions only.
+        return (cols - rows == k.astype(rows.dtype)[..., None, None]).astype(dtype)
+
+    kwargs = {} if placement is None else {"out_shardings": placement}
+    return jax.jit(build, static_argnames=("shape", "dtype"), **kwargs)

@@ -39,6 +39,9 @@ _MEMSET_BYTES = 1 << 16
 # Template size for an out of small matrices: it stays in L2, while each
 # copy is long enough that the per-call cost through ctypes is amortised.
 _TEMPLATE_BYTES = 256 << 10
+# Per-matrix offsets: at most this many ones are indexed at a time (five int64
+# index arrays of this length, and a few more: about 16 MiB at most).
+_INDEX_BLOCK = 1 << 18
 # ctypes releases the GIL for these calls (module names, so tests can spy).
 _memset = ctypes.memset
 _memmove = ctypes.memmove
@@ -140,18 +143,39 @@ def _write_diagonal(a: np.ndarray[Any, Any], k: int) -> None:
 
 
 def _fill_per_matrix(a: np.ndarray[Any, Any], k: np.ndarray[Any, Any]) -> None:
-    """Write diagonal ``k[b]`` of matrix ``b``: one pass per distinct offset."""
+    """Write diagonal ``k[b]`` of matrix ``b``, for every ``b`` at once.
+
+    The (matrix, row, column) of every one is computed as index arrays and
+    written by one fancy-index assignment per block of matrices: no pass per
+    distinct offset, and the index arrays stay within ``_INDEX_BLOCK``
+    entries, so the scratch memory stays small whatever the batch.
+    """
     n_rows, n_cols = a.shape[-2:]
     batch = a.shape[:-2]
-    kb = np.broadcast_to(k, batch)
-    for value in np.unique(kb).tolist():
-        r0, c0 = max(-value, 0), max(value, 0)
-        length = min(n_rows - r0, n_cols - c0)
-        if length <= 0:
+    offsets = np.broadcast_to(k, batch).reshape(-1)
+    per_block = max(1, _INDEX_BLOCK // max(1, min(n_rows, n_cols)))
+    for first in range(0, offsets.size, per_block):
+        kb = offsets[first : first + per_block]
+        r0, c0 = np.maximum(-kb, 0), np.maximum(kb, 0)
+        lengths = np.maximum(np.minimum(n_rows - r0, n_cols - c0), 0)
+        total = int(lengths.sum())
+        if total == 0:
             continue
-        where = np.nonzero(kb == value)
-        steps = np.arange(length)
-        index = (*tuple(w[:, None] for w in where), r0 + steps, c0 + steps)
+        # Each one's position along its own diagonal: 0, 1, ... per matrix.
+        run_starts = np.cumsum(lengths) - lengths
+        if a.flags.c_contiguous:
+            # Flat positions: the diagonal steps by n_cols + 1 in memory.
+            stride = n_cols + 1
+            matrices = np.arange(first, first + kb.size) * (n_rows * n_cols)
+            starts = matrices + r0 * n_cols + c0 - run_starts * stride
+            flat = np.repeat(starts, lengths) + np.arange(total) * stride
+            a.reshape(-1)[flat] = 1
+            continue
+        matrix = np.repeat(np.arange(first, first + kb.size), lengths)
+        step = np.arange(total) - np.repeat(run_starts, lengths)
+        rows = np.repeat(r0, lengths) + step
+        cols = np.repeat(c0, lengths) + step
+        index = (*np.unravel_index(matrix, batch), rows, cols)
         a[index] = 1
 
 

@@ -5,9 +5,13 @@
 //   typedef <ctype> T; typedef <ctype> I;   <- global, before the preamble
 //   <preamble = eye.cuh>
 //   extern "C" __global__ void name(...) { CUPY_FOR(i, size) { op; } }
-// and instantiates both operation strings for every output type CuPy can
-// ask for. The test then reads the PTX (e.g. no 64-bit division with I=int).
+// and instantiates the four operation strings (element and vector path,
+// scalar and per-matrix k) for every output type CuPy can ask for. The test
+// then reads the PTX (e.g. no 64-bit division with I=int / U=unsigned int).
+// test_kernel_nvrtc.py builds CuPy's own generated source with NVRTC; this
+// file checks the header under nvcc as well.
 
+#include <cuda_bf16.h>
 #include <cuda_fp16.h>
 
 // Stand-ins for CuPy's float16 (cupy/_core/include/cupy/float16.cuh) and
@@ -32,6 +36,22 @@ class float16 {
   explicit __device__ float16(unsigned long long v)
       : data_(__float2half_rn(float(v))) {}
   __device__ operator float() const { return __half2float(data_); }
+};
+
+// CuPy's bfloat16 (cupy/_core/include/cupy/bfloat16.cuh): implicit from
+// float, explicit from the rest.
+class bfloat16 {
+ private:
+  __nv_bfloat16 data_;
+
+ public:
+  __device__ bfloat16() : data_() {}
+  __device__ bfloat16(float v) : data_(v) {}
+  explicit __device__ bfloat16(bool v) : data_(float(v)) {}
+  explicit __device__ bfloat16(double v) : data_(float(v)) {}
+  explicit __device__ bfloat16(int v) : data_(float(v)) {}
+  explicit __device__ bfloat16(long long v) : data_(float(v)) {}
+  __device__ operator float() const { return float(data_); }
 };
 
 template <typename X>
@@ -72,6 +92,7 @@ struct __align__(sizeof(X) * 2) complex {
 // preamble, so the header's template parameters must tolerate global T / I.
 typedef float16 T;
 typedef long long I;
+typedef unsigned long long U;
 
 #include "eye.cuh"
 
@@ -86,9 +107,47 @@ typedef long long I;
   I b = (I)i / mat_size;                     \
   out = eyelike_value<T, I>((I)i - b * mat_size, n_cols, kk[b]);
 #endif
+#ifndef EYELIKE_OP_VECTOR
+#define EYELIKE_OP_VECTOR                                                   \
+  eyelike_vector<T, U>(&out[0], (U)i, n, head, mat_size, mat_magic,         \
+                       mat_shift, step, step_magic, step_shift, comb, lo, \
+                       end, rep_lo, rep_hi);
+#endif
+#ifndef EYELIKE_OP_VECTOR_PER_MATRIX
+#define EYELIKE_OP_VECTOR_PER_MATRIX                                         \
+  eyelike_vector_batched_k<T, U>(&out[0], (U)i, n, head, mat_size,           \
+                                 mat_magic, mat_shift, step, step_magic,     \
+                                 step_shift, comb, n_rows, &kk[0]);
+#endif
 
 // One kernel per (output type, index type, operation). Local typedefs give
-// each kernel its own T / I, as each CuPy compilation unit would.
+// each kernel its own T / I / U, as each CuPy compilation unit would. The
+// vector kernels take their output as a raw pointer (CuPy passes a raw 1-D
+// CArray, whose `&out[0]` is that pointer) and their parameters by the
+// names the operation strings use.
+#define EYELIKE_VECTOR_KERNELS(NAME, TT, II, UU)                          \
+  extern "C" __global__ void eyelike_vector_##NAME(                       \
+      TT* _raw_out, ptrdiff_t _size, UU n, UU head, UU mat_size,          \
+      UU mat_magic, UU mat_shift, UU step, UU step_magic, UU step_shift,  \
+      unsigned long long comb, UU lo, UU end, unsigned long long rep_lo,  \
+      unsigned long long rep_hi) {                                        \
+    typedef TT T;                                                         \
+    typedef UU U;                                                         \
+    TT* out = _raw_out;                                                   \
+    _Pragma("unroll 1") CUPY_FOR(i, _size) { EYELIKE_OP_VECTOR }          \
+  }                                                                       \
+  extern "C" __global__ void eyelike_vector_per_matrix_##NAME(            \
+      TT* _raw_out, ptrdiff_t _size, UU n, UU head, UU mat_size,          \
+      UU mat_magic, UU mat_shift, UU step, UU step_magic, UU step_shift,  \
+      unsigned long long comb, UU n_rows, const II* kk) {                 \
+    typedef TT T;                                                         \
+    typedef UU U;                                                         \
+    TT* out = _raw_out;                                                   \
+    _Pragma("unroll 1") CUPY_FOR(i, _size) {                              \
+      EYELIKE_OP_VECTOR_PER_MATRIX                                        \
+    }                                                                     \
+  }
+
 #define EYELIKE_KERNELS(NAME, TT, II)                                     \
   extern "C" __global__ void eyelike_scalar_##NAME(                       \
       TT* _raw_out, ptrdiff_t _size, II mat_size, II n_cols, II k) {      \
@@ -117,9 +176,11 @@ typedef long long I;
     }                                                                     \
   }
 
-#define EYELIKE_BOTH_WIDTHS(NAME, TT)         \
-  EYELIKE_KERNELS(NAME##_i32, TT, int)        \
-  EYELIKE_KERNELS(NAME##_i64, TT, long long)
+#define EYELIKE_BOTH_WIDTHS(NAME, TT)                                 \
+  EYELIKE_KERNELS(NAME##_i32, TT, int)                                \
+  EYELIKE_KERNELS(NAME##_i64, TT, long long)                          \
+  EYELIKE_VECTOR_KERNELS(NAME##_i32, TT, int, unsigned int)           \
+  EYELIKE_VECTOR_KERNELS(NAME##_i64, TT, long long, unsigned long long)
 
 // Names are NumPy dtype names; types are CuPy's (_scalar.pyx typenames).
 EYELIKE_BOTH_WIDTHS(bool, bool)
@@ -136,3 +197,4 @@ EYELIKE_BOTH_WIDTHS(float32, float)
 EYELIKE_BOTH_WIDTHS(float64, double)
 EYELIKE_BOTH_WIDTHS(complex64, complex<float>)
 EYELIKE_BOTH_WIDTHS(complex128, complex<double>)
+EYELIKE_BOTH_WIDTHS(bfloat16, bfloat16)

@@ -1,0 +1,200 @@
+"""The CuPy vector kernel (C-contiguous outputs, 64-byte chunks) on a GPU.
+
+Skipped, with the probe's reason, where no CUDA device is present: there
+test_kernel_source.py runs the same operation through the host shim, and
+test_kernel_nvrtc.py / test_kernel_sass.py compile and count CuPy's source.
+On a GPU these are the checks nothing on the CPU can make: that CuPy hands
+the kernel the pointer, alignment and launch size the host planned, that
+the 16-byte stores land where they should for every misaligned start, and
+that outputs past 2**31 elements (32-bit slices, and the 64-bit kernel for
+matrices of 2**31+ elements) are right.
+
+Each test says in its docstring which bug it targets.
+"""
+
+from __future__ import annotations
+
+import os
+from typing import Any
+
+import numpy as np
+import pytest
+from conftest import GPU_REASON, HAS_GPU, reference
+
+import eyelike
+from eyelike import _cupy
+
+pytestmark = [pytest.mark.gpu, pytest.mark.skipif(not HAS_GPU, reason=GPU_REASON)]
+
+DTYPES = [
+    "bool", "int8", "int16", "int32", "int64", "uint8", "uint16", "uint32",
+    "uint64", "float16", "float32", "float64", "complex64", "complex128",
+    "bfloat16",
+]  # fmt: skip
+SENTINEL = 7  # never a value eyelike writes
+# (batch, R, C): one chunk or less, rows and matrices that straddle chunks,
+# dense (C + 1 < a chunk) and sparse bands, single rows and columns.
+SHAPES = [
+    (1, 1, 1), (3, 1, 1), (5, 3, 3), (2, 4, 4), (7, 2, 3), (3, 1, 64),
+    (3, 64, 1), (2, 17, 33), (4, 33, 17), (2, 65, 65), (3, 8, 100), (1, 300, 7),
+]  # fmt: skip
+
+
+def _dtype(name: str) -> Any:
+    if name == "bfloat16":
+        ml_dtypes = pytest.importorskip("ml_dtypes")
+        return np.dtype(ml_dtypes.bfloat16)
+    return np.dtype(name)
+
+
+def _missing(reason: str) -> None:
+    """Skip for a missing GPU resource; fail under EYELIKE_REQUIRE_GPU=1."""
+    if os.environ.get("EYELIKE_REQUIRE_GPU", "0") != "0":
+        pytest.fail(f"EYELIKE_REQUIRE_GPU is set, but {reason}")
+    pytest.skip(reason)
+
+
+@pytest.fixture
+def cp() -> Any:
+    import cupy
+
+    return cupy
+
+
+def _ks(n_rows: int, n_cols: int) -> list[int]:
+    return sorted({0, 1, -1, n_cols - 1, -(n_rows - 1), n_cols, -n_rows, 2, -2})
+
+
+@pytest.mark.parametrize("dtype", DTYPES)
+def test_fresh_outputs_take_the_vector_path_and_match(cp: Any, dtype: str) -> None:
+    """Bug: a vector-path output wrong for some shape, offset or dtype (a
+    chunk's mask, the words built from it, the matrix a chunk runs into).
+
+    Every shape, every offset near the diagonal's ends, scalar and
+    per-matrix k; the plan for a fresh output must be the vector path, so
+    the vector kernel is what ran.
+    """
+    dt = _dtype(dtype)
+    for b, n_rows, n_cols in SHAPES:
+        probe = cp.empty((b, n_rows, n_cols), dtype=dt)
+        assert probe.data.ptr % 256 == 0  # what plan's head = 0 relies on
+        for k in _ks(n_rows, n_cols):
+            got = eyelike.eye(n_rows, n_cols, k=k, batch_shape=b, dtype=dt, xp=cp)
+            want = reference((b,), n_rows, n_cols, k).astype(dt)
+            np.testing.assert_array_equal(
+                got.get(), want, err_msg=f"{b, n_rows, n_cols, k}"
+            )
+        ks = [(-1) ** j * j % (n_cols + 1) for j in range(b)]
+        got = eyelike.eye(n_rows, n_cols, k=ks, batch_shape=b, dtype=dt, xp=cp)
+        np.testing.assert_array_equal(
+            got.get(), reference((b,), n_rows, n_cols, ks).astype(dt)
+        )
+        launches = _cupy.plan(
+            (b, n_rows, n_cols), 0, dt.itemsize, contiguous=True, address=probe.data.ptr
+        )
+        assert all(launch.vector for launch in launches)
+
+
+@pytest.mark.parametrize("dtype", DTYPES)
+def test_out_at_every_misaligned_start(cp: Any, dtype: str) -> None:
+    """Bug: a store that assumes the output starts on a 16-byte boundary, a
+    partial first or last chunk written wrongly or not at all, or a write
+    outside ``out``.
+
+    ``out`` is a view starting j elements into a sentinel-filled buffer, for
+    every j below 16 / itemsize (every start an element-aligned output can
+    have): the output must equal the reference and every sentinel outside
+    it must survive.
+    """
+    dt = _dtype(dtype)
+    for b, n_rows, n_cols in [(3, 5, 7), (2, 17, 33), (4, 8, 8)]:
+        size = b * n_rows * n_cols
+        for j in range(16 // dt.itemsize):
+            base = cp.full(size + 64, SENTINEL, dtype=dt)
+            out = base[j : j + size].reshape(b, n_rows, n_cols)
+            for k in (1, [1, -2, 0, 3][:b]):
+                assert eyelike.eye(n_rows, n_cols, k=k, batch_shape=b, out=out) is out
+                want = reference((b,), n_rows, n_cols, k).astype(dt)
+                np.testing.assert_array_equal(out.get(), want, err_msg=f"start {j}")
+                rest = np.concatenate([base[:j].get(), base[j + size :].get()])
+                assert (rest == np.array(SENTINEL, dtype=dt)).all(), (j, k)
+
+
+def test_not_element_aligned_out_takes_the_element_path(cp: Any) -> None:
+    """Bug: the vector path taken for an output whose address is not a
+    multiple of its item size (its chunks could not be aligned)."""
+    raw = cp.full(4 * 9 * 4 + 8, SENTINEL, dtype=cp.uint8)
+    out = raw[1 : 1 + 4 * 9 * 4].view(cp.float32).reshape(4, 3, 3)
+    assert out.data.ptr % 4 != 0
+    (launch,) = _cupy.plan((4, 3, 3), 1, 4, contiguous=True, address=out.data.ptr)
+    assert not launch.vector
+    assert eyelike.eye(3, 3, k=1, batch_shape=4, out=out) is out
+    np.testing.assert_array_equal(out.get(), reference((4,), 3, 3, 1))
+
+
+def test_float8_is_refused_and_bfloat16_accepted(cp: Any) -> None:
+    """Bug: bfloat16 refused on CuPy, or float8 (which CuPy cannot hold)
+    accepted and failing later inside CuPy."""
+    ml_dtypes = pytest.importorskip("ml_dtypes")
+    got = eyelike.eye(3, dtype=ml_dtypes.bfloat16, xp=cp)
+    assert got.dtype == np.dtype(ml_dtypes.bfloat16)
+    with pytest.raises(TypeError, match="float8_e4m3fn is not supported by CuPy"):
+        eyelike.eye(3, dtype=ml_dtypes.float8_e4m3fn, xp=cp)
+
+
+def test_outputs_past_2_31_elements(cp: Any) -> None:
+    """Bug: a 32-bit slice launch that writes the wrong slice, misses the
+    last one or mishandles a slice's own start; the 64-bit kernel for
+    matrices of 2**31+ elements wrong at a matrix boundary (the chunks that
+    cross go element by element).
+
+    Known ones are read back and the sum pins every other element to zero.
+    """
+    free, _ = cp.cuda.runtime.memGetInfo()
+    if free < 9 * 2**30:
+        _missing(f"this test needs 9 GiB of free GPU memory; {free} bytes free")
+    # 2**31 + 2**20 uint8 elements in matrices of 2 x 2**10: slices.
+    b, n_rows, n_cols = 2**20 + 2**9, 2, 2**10
+    for k in (3, None):
+        kk = k if k is not None else cp.arange(b, dtype=cp.int64) % 5 - 2
+        got = eyelike.eye(n_rows, n_cols, k=kk, batch_shape=b, dtype="uint8", xp=cp)
+        assert got.size > 2**31
+        assert (
+            len(_cupy.plan(got.shape, k, 1, contiguous=True, address=got.data.ptr)) > 1
+        )
+        ks = np.full(b, 3) if k is not None else np.arange(b) % 5 - 2
+        per_matrix = np.minimum(n_rows, n_cols - ks) - np.maximum(0, -ks)
+        assert int(got.sum(dtype=cp.int64)) == int(per_matrix.clip(0).sum())
+        for j in (0, b // 2, b - 1):
+            np.testing.assert_array_equal(
+                got[j].get(), reference((), n_rows, n_cols, int(ks[j]))
+            )
+        del got
+    # Two matrices of 2**31 + 2**12 elements each: the 64-bit vector kernel.
+    n_rows, n_cols = 2, 2**30 + 2**11
+    for k in (n_cols - 2, [5, n_cols - 2]):
+        got = eyelike.eye(n_rows, n_cols, k=k, batch_shape=2, dtype="uint8", xp=cp)
+        (launch,) = _cupy.plan(
+            got.shape, k if isinstance(k, int) else None, 1,
+            contiguous=True, address=got.data.ptr,
+        )  # fmt: skip
+        assert launch.wide
+        assert launch.vector
+        ks = [k, k] if isinstance(k, int) else k
+        for m, kv in enumerate(ks):
+            assert int(got[m, 0, kv]) == 1
+            assert int(got[m, 1, kv + 1]) == 1
+        assert int(got.sum(dtype=cp.int64)) == 4
+        del got
+
+
+def test_kernel_cache_one_entry_per_path(cp: Any) -> None:
+    """Bug: a kernel object built per call (recompiling, or growing the
+    cache) instead of one per k mode, index width and path."""
+    _cupy._kernel.cache_clear()
+    for _ in range(3):
+        eyelike.eye(5, batch_shape=3, k=1, xp=cp, dtype="float32")
+        eyelike.eye(5, batch_shape=3, k=[0, 1, 2], xp=cp, dtype="int8")
+    base = cp.zeros((3, 8, 5), dtype=cp.float32)
+    eyelike.eye(5, batch_shape=3, k=1, out=base[:, ::2])  # element path
+    assert _cupy._kernel.cache_info().currsize == 3
