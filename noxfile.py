@@ -36,6 +36,7 @@ def lint(session: nox.Session) -> None:
     session.run("ruff", "check", "src", "tests", "scripts", "noxfile.py")
     session.run("ruff", "format", "--check", "src", "tests", "scripts", "noxfile.py")
     session.run("mypy", "--strict", "src")
+    session.run("mypy", "--strict", "tests/typing_returns.py")
 
 
 @nox.session

@@ -236,8 +236,9 @@ def array_api_eye(
 ) -> Any:
     """The reference implementation, on any Array API namespace ``xp``.
 
-    Written without in-place writes, so it also runs on JAX (under
-    ``jax.jit`` too): the mask ``col - row == k`` is built once per matrix
+    Written without in-place writes, so it runs on any namespace: one
+    offset takes the namespace's own ``eye``, copied over the batch; one
+    offset per matrix the mask ``col - row == k``, built once per matrix
     shape and broadcast over the batch, then cast to the requested dtype.
     ``k`` is a Python int or an integer array of ``xp``, already clamped
     into ``[-n_rows, n_cols]`` so it fits the namespace's index dtype.
@@ -245,6 +246,16 @@ def array_api_eye(
     if math.prod(shape) == 0:  # nothing to write: no (R, C) scratch either
         return xp.zeros(shape, dtype=dtype, device=device) if out is None else out
     n_rows, n_cols = shape[-2:]
+    if isinstance(k, int):
+        # The standard's own eye for one matrix, copied over the batch: the
+        # namespace's idiom, and the fewest calls (each costs on a wrapper).
+        matrix = xp.eye(n_rows, n_cols, k=k, dtype=dtype, device=device)
+        if len(shape) == 2 and out is None:
+            return matrix
+        if out is not None:
+            out[...] = matrix
+            return out
+        return xp.asarray(xp.broadcast_to(matrix, shape), copy=True)
     index = xp.__array_namespace_info__().default_dtypes(device=device)["indexing"]
     limit = xp.iinfo(index).max
     if max(n_rows, n_cols) > limit:
@@ -258,10 +269,7 @@ def array_api_eye(
     rows = xp.arange(n_rows, dtype=index, device=device)
     cols = xp.arange(n_cols, dtype=index, device=device)
     diff = cols[None, :] - rows[:, None]
-    if isinstance(k, int):
-        mask = diff == k
-    else:
-        mask = diff == xp.asarray(k, dtype=index, device=device)[..., None, None]
+    mask = diff == xp.asarray(k, dtype=index, device=device)[..., None, None]
     # ``copy=True``: a fresh, writeable array, never a broadcast view.
     result = xp.astype(xp.broadcast_to(mask, shape), dtype, copy=True)
     if out is None:

@@ -13,6 +13,7 @@ out and writing new memory) or, for ``out=`` cases, to ``limit_touched``
 from __future__ import annotations
 
 import argparse
+import contextlib
 import ctypes
 import json
 import math
@@ -22,6 +23,7 @@ import statistics
 import sys
 import time
 import tracemalloc
+import warnings
 from collections.abc import Callable, Sequence
 from dataclasses import asdict, dataclass
 from pathlib import Path
@@ -171,6 +173,98 @@ def _jax_peers(c: Case) -> dict[str, Peer]:
     return {"jax.jit(broadcast eye)": lambda: fn().block_until_ready()}
 
 
+def _on_library_peers(c: Case) -> dict[str, Peer]:
+    """eyelike called on torch, JAX and array-api-strict, each beside that
+    library's own best idiom for the same output: the pairs ``LIB: eyelike``
+    and ``LIB: idiom`` (their ratio is the row's ``x_idiom``), eager, and
+    compiled (``torch.compile``) or jitted (``jax.jit``) too."""
+    if c.out:
+        return {}
+    peers: dict[str, Peer] = {}
+    for add in (_torch_pair, _jax_pair, _strict_pair):
+        with contextlib.suppress(ImportError):
+            peers.update(add(c))
+    return peers
+
+
+def _torch_pair(c: Case) -> dict[str, Peer]:
+    import torch
+
+    dt = getattr(torch, c.dtype)
+    shape, n, k, batch = c.shape, c.n, c.k, c.batch
+    x = torch.empty(shape, dtype=dt)
+
+    def idiom(x: Any) -> Any:
+        if k == 0:  # torch's fastest: one eye, copied over the batch
+            one = torch.eye(n, dtype=x.dtype)
+            return one.expand(x.shape).clone() if batch else one
+        t = torch.zeros(x.shape, dtype=x.dtype)
+        t.diagonal(k, -2, -1).fill_(1)
+        return t
+
+    def ours(x: Any) -> Any:
+        return eye_like(x, k=k)
+
+    peers: dict[str, Peer] = {
+        "torch: eyelike": lambda: eye(n, k=k, batch_shape=batch, dtype=dt, xp=torch),
+        "torch: idiom": lambda: idiom(x),
+    }
+    if c.nbytes < 1 << 20:  # compiled: where the per-call cost shows
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")  # torch's own first-compile notes
+            mine = torch.compile(ours, fullgraph=True)
+            theirs = torch.compile(idiom, fullgraph=True)
+            mine(x), theirs(x)
+        peers["torch.compile: eyelike"] = lambda: mine(x)
+        peers["torch.compile: idiom"] = lambda: theirs(x)
+    return peers
+
+
+def _jax_pair(c: Case) -> dict[str, Peer]:
+    import jax
+    import jax.numpy as jnp
+
+    if c.dtype == "float64":  # JAX's default: no 64-bit types
+        return {}
+    shape, n, k, batch, dt = c.shape, c.n, c.k, c.batch, c.dtype
+
+    def ours() -> Any:
+        return eye(n, k=k, batch_shape=batch, dtype=dt, xp=jnp)
+
+    def idiom() -> Any:
+        return jnp.broadcast_to(jnp.eye(n, n, k, dtype=dt), shape)
+
+    mine, theirs = jax.jit(ours), jax.jit(idiom)
+    return {
+        "jax: eyelike": lambda: ours().block_until_ready(),
+        "jax: idiom": lambda: idiom().block_until_ready(),
+        "jax.jit: eyelike": lambda: mine().block_until_ready(),
+        "jax.jit: idiom": lambda: theirs().block_until_ready(),
+    }
+
+
+def _strict_pair(c: Case) -> dict[str, Peer]:
+    import array_api_strict as xps
+
+    if c.nbytes >= 1 << 20:  # a reference namespace: small cases only
+        return {}
+    shape, n, k, batch = c.shape, c.n, c.k, c.batch
+    dt = getattr(xps, c.dtype)
+    return {
+        "array_api_strict: eyelike": lambda: eye(
+            n, k=k, batch_shape=batch, dtype=dt, xp=xps
+        ),
+        # A fresh array, as eyelike gives: a batch is a broadcast view to copy.
+        "array_api_strict: idiom": (
+            lambda: xps.asarray(
+                xps.broadcast_to(xps.eye(n, n, k=k, dtype=dt), shape), copy=True
+            )
+        )
+        if batch
+        else lambda: xps.eye(n, n, k=k, dtype=dt),
+    }
+
+
 _OV_TYPES = {"bool": "boolean", "uint8": "u8", "float16": "f16"}
 
 
@@ -310,7 +404,13 @@ def run(
     for c in cases:
         buf = np.ones(c.shape, c.dtype) if c.out else None
         peers = _numpy_peers(c, buf)
-        extras = (_torch_peers, _jax_peers, _openvino_peers, _onnxruntime_peers)
+        extras = (
+            _torch_peers,
+            _jax_peers,
+            _openvino_peers,
+            _onnxruntime_peers,
+            _on_library_peers,
+        )
         for extra in extras if others else ():
             try:
                 peers.update(extra(c))
@@ -376,6 +476,11 @@ def _run_case(c: Case, peers: dict[str, Peer], budget: float) -> list[dict[str, 
             # (the machine's load) cancels out.
             "x_limit": None if limit is None else _paired(samples[name], limit),
             "x_eyelike": _paired(samples[name], samples["eyelike"]),
+            # eyelike on another library against that library's own idiom.
+            "x_idiom": _paired(samples[name], samples[partner])
+            if (partner := name.replace(": eyelike", ": idiom")) != name
+            and partner in samples
+            else None,
             "rounds": len(samples[name]),
             **{f"case_{k}": v for k, v in asdict(c).items()},
         }
@@ -388,15 +493,16 @@ def _run_case(c: Case, peers: dict[str, Peer], budget: float) -> list[dict[str, 
 def _table(rows: list[dict[str, Any]]) -> str:
     lines = [
         f"{'case':<34} {'peer':<30} {'median':>10} {'GB/s':>7} "
-        f"{'x limit':>8} {'x eyelike':>9}"
+        f"{'x limit':>8} {'x eyelike':>9} {'x idiom':>8}"
     ]
     for r in rows:
         t = r["median_s"]
         shown = f"{t * 1e6:.2f} us" if t < 1e-3 else f"{t * 1e3:.2f} ms"
         lim = "" if r["x_limit"] is None else f"{r['x_limit']:.2f}"
+        idiom = "" if r.get("x_idiom") is None else f"{r['x_idiom']:.2f}"
         lines.append(
             f"{r['case']:<34} {r['peer']:<30} {shown:>10} {r['GB_per_s']:>7.2f} "
-            f"{lim:>8} {r['x_eyelike']:>9.2f}"
+            f"{lim:>8} {r['x_eyelike']:>9.2f} {idiom:>8}"
         )
     return "\n".join(lines)
 

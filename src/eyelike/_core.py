@@ -7,7 +7,7 @@ registry, check each argument through the backend's rules, and call its
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any, SupportsIndex, TypeVar, overload
 
 import numpy as np
 
@@ -21,7 +21,21 @@ from ._out import check_out
 from ._registry import NUMPY, backend_of_array, backend_of_namespace
 from ._size import check as check_size
 
+if TYPE_CHECKING:
+    import numpy.typing as npt
+
 __all__ = ["eye", "eye_like"]
+
+# For type checkers: the result's type follows the input's (the overloads of
+# `eye` and `eye_like`). `x` gives its own type back: a NumPy array keeps its
+# shape type, and its dtype type when `dtype` is not given; an ndarray
+# subclass gives a plain ndarray, as at run time. (Another library's array
+# subclass is typed as itself, though the result is the library's base array
+# type: no annotation can say "exactly this class".) `out` is returned itself.
+ArrayT = TypeVar("ArrayT")
+OutT = TypeVar("OutT")
+ShapeT = TypeVar("ShapeT", bound=tuple[int, ...])
+DTypeT = TypeVar("DTypeT", bound=np.dtype[Any])
 
 # Matrices up to this many elements can take the short path: they can never
 # overflow a size or exceed this machine's memory.
@@ -116,9 +130,65 @@ def _general_eye(
     )
 
 
+@overload
 def eye(
-    n_rows: int,
-    n_cols: int | None = None,
+    n_rows: SupportsIndex,
+    n_cols: SupportsIndex | None = None,
+    /,
+    *,
+    k: Any = 0,
+    batch_shape: Any = (),
+    dtype: None = None,
+    device: Any = None,
+    xp: None = None,
+    out: None = None,
+    chunks: Any = None,
+) -> npt.NDArray[np.float64]: ...
+@overload
+def eye(
+    n_rows: SupportsIndex,
+    n_cols: SupportsIndex | None = None,
+    /,
+    *,
+    k: Any = 0,
+    batch_shape: Any = (),
+    dtype: Any = None,
+    device: Any = None,
+    xp: None = None,
+    out: None = None,
+    chunks: Any = None,
+) -> npt.NDArray[Any]: ...
+@overload
+def eye(
+    n_rows: SupportsIndex,
+    n_cols: SupportsIndex | None = None,
+    /,
+    *,
+    k: Any = 0,
+    batch_shape: Any = (),
+    dtype: Any = None,
+    device: Any = None,
+    xp: Any = None,
+    out: OutT,
+    chunks: Any = None,
+) -> OutT: ...
+@overload
+def eye(
+    n_rows: SupportsIndex,
+    n_cols: SupportsIndex | None = None,
+    /,
+    *,
+    k: Any = 0,
+    batch_shape: Any = (),
+    dtype: Any = None,
+    device: Any = None,
+    xp: Any = None,
+    out: None = None,
+    chunks: Any = None,
+) -> Any: ...
+def eye(
+    n_rows: SupportsIndex,
+    n_cols: SupportsIndex | None = None,
     /,
     *,
     k: Any = 0,
@@ -211,6 +281,30 @@ def eye(
     return _general_eye(n_rows, n_cols, k, batch_shape, dtype, device, xp, out, chunks)
 
 
+@overload
+def eye_like(
+    x: np.ndarray[ShapeT, DTypeT],
+    /,
+    *,
+    k: Any = 0,
+    dtype: None = None,
+    out: None = None,
+) -> np.ndarray[ShapeT, DTypeT]: ...
+@overload
+def eye_like(
+    x: np.ndarray[ShapeT, Any],
+    /,
+    *,
+    k: Any = 0,
+    dtype: Any = None,
+    out: None = None,
+) -> np.ndarray[ShapeT, np.dtype[Any]]: ...
+@overload
+def eye_like(
+    x: ArrayT, /, *, k: Any = 0, dtype: Any = None, out: None = None
+) -> ArrayT: ...
+@overload
+def eye_like(x: Any, /, *, k: Any = 0, dtype: Any = None, out: OutT) -> OutT: ...
 def eye_like(x: Any, /, *, k: Any = 0, dtype: Any = None, out: Any = None) -> Any:
     """Return an eye with the shape, namespace and device of ``x``.
 

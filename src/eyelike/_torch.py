@@ -17,8 +17,11 @@ from ._backend import Backend
 __all__ = ["TorchBackend"]
 
 # Matrices up to this many elements are made once and copied over a batch;
-# the template is then at most 256 KiB beside the output.
-_SMALL_MATRIX = 1 << 14
+# the template is then at most 4 MiB beside the output (complex128).
+_SMALL_MATRIX = 1 << 18
+# Per-matrix offsets are written by index up to this many ones (scratch about
+# 48 MiB), by a mask beyond.
+_INDEXED_ONES = 1 << 20
 
 
 class TorchBackend(Backend):
@@ -187,20 +190,44 @@ class TorchBackend(Backend):
 def _per_matrix(
     torch: Any, shape: tuple[int, ...], k: Any, dtype: Any, device: Any, out: Any
 ) -> Any:
-    """One offset per matrix: the mask ``col - row == k[b]``, as torch users
-    write it, made once for the whole batch."""
+    """One offset per matrix.
+
+    Eagerly: zeros, then the ones written at their computed (matrix, row,
+    column) indices, about as many writes as there are ones. Under
+    torch.compile, whose graph cannot hold the data-dependent count of ones,
+    the mask ``col - row == k[b]`` instead, which inductor fuses into one
+    kernel (and eagerly too past ``_INDEXED_ONES`` ones).
+    """
     if math.prod(shape) == 0:  # nothing to write: no index scratch either
         return torch.zeros(shape, dtype=dtype, device=device) if out is None else out
     n_rows, n_cols = shape[-2:]
-    rows = torch.arange(n_rows, device=device)
-    cols = torch.arange(n_cols, device=device)
+    batch = shape[:-2]
     offsets = torch.as_tensor(k, dtype=torch.int64, device=device)
-    mask = (cols[None, :] - rows[:, None]) == offsets[..., None, None]
+    # The index arrays hold about six int64 per one: past a million ones the
+    # mask (one byte an element) is the lighter of the two. torch's CPU
+    # kernels have no index_put for uint16-64.
+    ones = math.prod(batch) * min(n_rows, n_cols)
+    if torch.compiler.is_compiling() or ones > _INDEXED_ONES or _wide_unsigned(dtype):
+        rows = torch.arange(n_rows, device=device)
+        cols = torch.arange(n_cols, device=device)
+        mask = (cols[None, :] - rows[:, None]) == offsets[..., None, None]
+        if out is not None:
+            return out.copy_(mask)  # broadcast over the batch: one pass
+        # A fresh, contiguous array even where ``k`` broadcasts over the batch.
+        return torch.empty(shape, dtype=dtype, device=device).copy_(mask)
+    result = torch.zeros(shape, dtype=dtype, device=device) if out is None else out
     if out is not None:
-        return out.copy_(mask)  # broadcast over the batch: one pass
-    # A fresh, contiguous array even where ``k`` broadcasts over the batch.
-    result = torch.empty(shape, dtype=dtype, device=device)
-    return result.copy_(mask)
+        result.zero_()
+    kb = offsets.expand(batch).reshape(-1)
+    r0, c0 = (-kb).clamp(min=0), kb.clamp(min=0)
+    lengths = torch.minimum(n_rows - r0, n_cols - c0).clamp(min=0)
+    matrix = torch.repeat_interleave(torch.arange(kb.numel(), device=device), lengths)
+    # Each one's position along its own diagonal: 0, 1, ... per matrix.
+    run_starts = torch.cumsum(lengths, 0) - lengths
+    step = torch.arange(matrix.numel(), device=device) - run_starts[matrix]
+    where = (*torch.unravel_index(matrix, batch), r0[matrix] + step, c0[matrix] + step)
+    result[where] = 1
+    return result
 
 
 def _wide_unsigned(dtype: Any) -> bool:
@@ -210,10 +237,10 @@ def _wide_unsigned(dtype: Any) -> bool:
     where a table lookup would be a guard checked on every compiled call.
     """
     return bool(
-        dtype.itemsize > 1
+        not dtype.is_floating_point  # the common case decides at once
         and not dtype.is_signed
-        and not dtype.is_floating_point
         and not dtype.is_complex
+        and dtype.itemsize > 1
     )
 
 
