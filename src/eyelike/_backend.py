@@ -23,7 +23,7 @@ from array_api_compat import device as array_device
 
 from . import _dtypes, _size
 
-__all__ = ["Backend", "array_api_eye"]
+__all__ = ["Backend", "array_api_eye", "check_index_fits"]
 
 
 class Backend:
@@ -226,6 +226,18 @@ class Backend:
         return array_api_eye(self.xp, shape, k, dtype, device, out)
 
 
+def check_index_fits(n_rows: int, n_cols: int, index: Any, limit: int) -> None:
+    """Refuse a matrix whose rows or columns the index dtype cannot count
+    (an arange or iota would wrap: JAX without x64)."""
+    if max(n_rows, n_cols) > limit:
+        name = "n_rows" if n_rows > limit else "n_cols"
+        msg = (
+            f"{name}={max(n_rows, n_cols)} exceeds this namespace's index type "
+            f"({index}, at most {limit})"
+        )
+        raise ValueError(msg)
+
+
 def array_api_eye(
     xp: Any,
     shape: tuple[int, ...],
@@ -257,15 +269,7 @@ def array_api_eye(
             return out
         return xp.asarray(xp.broadcast_to(matrix, shape), copy=True)
     index = xp.__array_namespace_info__().default_dtypes(device=device)["indexing"]
-    limit = xp.iinfo(index).max
-    if max(n_rows, n_cols) > limit:
-        # arange would wrap in a narrow index type (JAX without x64).
-        name = "n_rows" if n_rows > limit else "n_cols"
-        msg = (
-            f"{name}={max(n_rows, n_cols)} exceeds this namespace's index type "
-            f"({index}, at most {limit})"
-        )
-        raise ValueError(msg)
+    check_index_fits(n_rows, n_cols, index, xp.iinfo(index).max)
     rows = xp.arange(n_rows, dtype=index, device=device)
     cols = xp.arange(n_cols, dtype=index, device=device)
     diff = cols[None, :] - rows[:, None]

@@ -24,7 +24,7 @@ import numpy as np
 from array_api_compat import is_jax_namespace
 
 from . import _size
-from ._backend import Backend
+from ._backend import Backend, check_index_fits
 
 __all__ = ["JaxBackend"]
 
@@ -80,7 +80,7 @@ class JaxBackend(Backend):
         import jax
 
         # 64-bit types come and go with this flag.
-        return device, bool(jax.config.read("jax_enable_x64"))  # type: ignore[no-untyped-call]
+        return device, bool(jax.config.read("jax_enable_x64"))  # type: ignore[no-untyped-call, unused-ignore]
 
     def dtype_table(self, device: Any) -> dict[str, Any]:
         table = super().dtype_table(_one_device(device))
@@ -113,16 +113,8 @@ class JaxBackend(Backend):
         if math.prod(shape) == 0:  # nothing to compute: no iotas either
             return jnp.zeros(shape, dtype=dtype, device=device)
         index = self.index_dtype(device)
-        limit = jnp.iinfo(index).max
         n_rows, n_cols = shape[-2:]
-        if max(n_rows, n_cols) > limit:
-            # The iotas would wrap in a narrow index type (no x64).
-            name = "n_rows" if n_rows > limit else "n_cols"
-            msg = (
-                f"{name}={max(n_rows, n_cols)} exceeds this namespace's index "
-                f"type ({index}, at most {limit})"
-            )
-            raise ValueError(msg)
+        check_index_fits(n_rows, n_cols, index, jnp.iinfo(index).max)
         placement = None
         if device is not None:
             placement = (
