@@ -217,7 +217,7 @@ def generated_source(variant: Variant) -> tuple[str, str]:
     # What CuPy's ElementwiseKernel.__call__ derives from the arguments.
     infos = [
         _kernel._ArgInfo(_SCALAR, _scalar.CScalar, np.dtype(type(a)), 0, True, True)
-        for a in _cupy._arguments(launch)
+        for a in _cupy.arguments(launch)
     ]
     in_dtypes: list[Any] = [None] * len(infos)
     if variant.per_matrix:  # the raw kk array: 1-D, contiguous, small
