@@ -27,6 +27,7 @@ from typing import Any
 
 import numpy as np
 import pytest
+from kernel_build import DTYPES
 
 # The CuPy backend's own ElementwiseKernel operation strings and launch
 # planning (importing the module does not import CuPy): both compiled
@@ -38,24 +39,6 @@ REPO = Path(__file__).resolve().parents[1]
 HEADER = REPO / "kernels" / "eye.cuh"
 SHIM_DIR = Path(__file__).resolve().parent / "kernel_shim"
 
-
-DTYPES = [
-    "bool",
-    "int8",
-    "int16",
-    "int32",
-    "int64",
-    "uint8",
-    "uint16",
-    "uint32",
-    "uint64",
-    "float16",
-    "float32",
-    "float64",
-    "complex64",
-    "complex128",
-    "bfloat16",
-]
 
 INT32_LIMIT = 2**31  # the host uses I = int iff B*R*C < 2**31
 PTRDIFF_LIMIT = 2**63  # CuPy's loop index i is ptrdiff_t

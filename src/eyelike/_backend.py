@@ -60,6 +60,9 @@ class Backend:
     takes_chunks: ClassVar[bool] = False
     # Appended to the error for a standard dtype the device lacks.
     dtype_hint: ClassVar[str] = ""
+    # Dtypes are NumPy's (ml_dtypes' included), read by NumPy's parser, the
+    # same on every device; else looked up in the namespace's table.
+    numpy_dtypes: ClassVar[bool] = False
     # The one instance the registry hands out for this library.
     shared_instance: ClassVar[Backend | None] = None
 
@@ -139,7 +142,7 @@ class Backend:
 
     def dtype_cache_key(self, device: Any) -> Any:
         """What, besides the spelling, decides `resolve_dtype`'s answer."""
-        return device
+        return None if self.numpy_dtypes else device
 
     def native_dtype(self, dtype: Any, device: Any) -> tuple[Any, int] | None:
         """``dtype`` and its size where it is plainly one of the library's own
@@ -155,6 +158,9 @@ class Backend:
     def resolve_dtype(self, dtype: Any, device: Any) -> tuple[Any, int]:
         """The dtype object ``dtype`` means here (None: the default), and its
         item size in bytes. Called through `_dtypes.resolve`, which caches."""
+        if self.numpy_dtypes:
+            dt = _dtypes.from_numpy(dtype, self.name)
+            return dt, dt.itemsize
         if dtype is None:
             info = self.xp.__array_namespace_info__()
             dtype = info.default_dtypes(device=device)["real floating"]

@@ -27,7 +27,6 @@ from typing import Any
 import numpy as np
 from array_api_compat import is_cupy_namespace
 
-from . import _dtypes
 from ._backend import Backend
 from ._cupy_plan import (
     CHUNK_BYTES,
@@ -75,6 +74,7 @@ class CuPyBackend(Backend):
     module = "cupy"
     compat_module = "array_api_compat.cupy"
     needs_gpu = True
+    numpy_dtypes = True
 
     @staticmethod
     def recognises(xp: ModuleType) -> bool:
@@ -89,8 +89,8 @@ class CuPyBackend(Backend):
         raise ValueError(msg)
 
     def resolve_dtype(self, dtype: Any, device: Any) -> tuple[Any, int]:
-        dt = check_dtype(_dtypes.from_numpy(dtype, self.name))
-        return dt, dt.itemsize
+        dt, itemsize = super().resolve_dtype(dtype, device)
+        return check_dtype(dt), itemsize
 
     def scratch_bytes(self, n_rows: int, n_cols: int, k: Any) -> int:
         return 0

@@ -20,7 +20,7 @@ from typing import Any
 import numpy as np
 from array_api_compat import is_dask_namespace
 
-from . import _cupy, _dtypes, _numpy
+from . import _cupy, _numpy
 from ._backend import Backend
 from ._integers import is_bool_like
 
@@ -37,6 +37,7 @@ class DaskBackend(Backend):
     compat_module = "array_api_compat.dask.array"
     mutable = False
     takes_chunks = True
+    numpy_dtypes = True
 
     @staticmethod
     def recognises(xp: ModuleType) -> bool:
@@ -45,10 +46,6 @@ class DaskBackend(Backend):
     def unknown_shape_hint(self, name: str) -> str:
         # Arrays of unknown chunk sizes report nan dimensions.
         return f" (for Dask, call {name}.compute_chunk_sizes() first)"
-
-    def resolve_dtype(self, dtype: Any, device: Any) -> tuple[Any, int]:
-        dt = _dtypes.from_numpy(dtype, self.name)
-        return dt, dt.itemsize
 
     def scratch_bytes(self, n_rows: int, n_cols: int, k: Any) -> int:
         return 0  # nothing is made until computed, chunk by chunk

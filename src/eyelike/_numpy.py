@@ -29,7 +29,6 @@ import numpy as np
 from array_api_compat import is_numpy_namespace
 from numpy.lib.stride_tricks import as_strided
 
-from . import _dtypes
 from ._backend import Backend
 
 __all__ = ["NumPyBackend", "eye", "eye_2d"]
@@ -52,6 +51,7 @@ class NumPyBackend(Backend):
 
     name = "numpy"
     module = "numpy"
+    numpy_dtypes = True
 
     @staticmethod
     def recognises(xp: ModuleType) -> bool:
@@ -68,13 +68,6 @@ class NumPyBackend(Backend):
 
     def on_host(self, device: Any) -> bool:
         return True
-
-    def dtype_cache_key(self, device: Any) -> Any:
-        return None  # one device: the spelling alone decides
-
-    def resolve_dtype(self, dtype: Any, device: Any) -> tuple[Any, int]:
-        dt = _dtypes.from_numpy(dtype, self.name)
-        return dt, dt.itemsize
 
     def scratch_bytes(self, n_rows: int, n_cols: int, k: Any) -> int:
         return 0
