@@ -10,10 +10,11 @@
 //
 //   * the element path (`eyelike_value`): one thread per element, for any
 //     memory layout of the output;
-//   * the vector path (`eyelike_vector`, `eyelike_vector_batched_k`): for a
-//     C-contiguous output, each thread writes one 64-byte chunk as four
-//     aligned 16-byte stores, finding the chunk's ones instead of testing
-//     every element (see "The vector path" below).
+//   * the vector path (`eyelike_vector`, `eyelike_vector_batched_k`,
+//     `eyelike_vector_batched_k_small`): for a C-contiguous output, each
+//     thread writes one 64-byte chunk as four aligned 16-byte stores,
+//     finding the chunk's ones instead of testing every element (see "The
+//     vector path" below).
 //
 // Host-side contract (done in Python before launching):
 //   * the output has shape (..., R, C) and size > 0; k has been clamped into
@@ -30,8 +31,9 @@
 //     filled by several launches over slices of whole matrices), and
 //     `unsigned long long` only for matrices of R*C >= 2**31; the launch
 //     constants are those `_cupy.vector_scalars` computes (dividers, bit
-//     patterns, the diagonal's extent), and per-matrix k is only sent for
-//     matrices of at least one chunk (64 bytes).
+//     patterns, the diagonal's extent); per-matrix k over matrices of at
+//     least one chunk (64 bytes) goes to `eyelike_vector_batched_k`, over
+//     smaller ones to `eyelike_vector_batched_k_small`.
 
 #ifndef EYELIKE_EYE_CUH_
 #define EYELIKE_EYE_CUH_
@@ -49,6 +51,16 @@
 #else
 #define EYELIKE_NOINLINE __attribute__((noinline))
 #endif
+#endif
+
+// Before a loop whose trip count varies from thread to thread: kept rolled,
+// so each iteration costs the same few instructions (the SASS test counts
+// them), not an unrolled body plus a remainder loop. NVRTC and nvcc define
+// __CUDACC__; a host compiler would warn about the unknown pragma.
+#ifdef __CUDACC__
+#define EYELIKE_ROLLED _Pragma("unroll 1")
+#else
+#define EYELIKE_ROLLED
 #endif
 
 // T(1) or T(0) for every supported output type. Built from a float literal
@@ -84,8 +96,11 @@ EYELIKE_DEVICE inline OutT eyelike_value(IdxT r, IdxT n_cols, IdxT k) {
 // numbers, and builds an N-bit mask of the chunk's ones: the bits 0, S, 2S,
 // ... (`comb`, from the host) shifted to the first one at or after q and cut
 // at `end`, plus the same for the next matrix when the chunk runs into it.
-// Scalar k over matrices smaller than a chunk reads the mask from a
-// repeating pattern (`rep`, from the host) instead. The mask becomes sixteen
+// Over matrices smaller than a chunk, scalar k reads the mask from a
+// repeating pattern (`rep`, from the host) instead, and per-matrix k
+// (`eyelike_vector_batched_k_small`) ORs in the ones of every matrix the
+// chunk touches, each one's whole matrix of bits made in registers from its
+// k (at most N / (R*C) + 2 reads of kk per chunk). The mask becomes sixteen
 // 32-bit words in registers and four 16-byte stores. All index arithmetic
 // is unsigned (no sign fix-ups), in U: every value it forms stays below
 // 2**32 in a 32-bit launch (fewer than 2**31 elements), and below 2**64 in
@@ -290,6 +305,43 @@ EYELIKE_DEVICE inline typename eyelike_mask_of<N>::type eyelike_chunk_mask(
   return mask;
 }
 
+// All the ones of a matrix smaller than a chunk, bit j for flat position j:
+// R*C < N <= the mask's width, so the whole matrix fits in one mask, and
+// lo and end, both in [0, R*C], are valid shift counts. The comb's bits 0,
+// S, 2S, ... below 64 cover every position of the matrix.
+template <typename MaskT, typename UIntT>
+EYELIKE_DEVICE inline MaskT eyelike_matrix_bits(unsigned long long comb,
+                                                eyelike_diag<UIntT> d) {
+  return (static_cast<MaskT>(comb) << static_cast<unsigned int>(d.lo)) &
+         ((MaskT(1) << static_cast<unsigned int>(d.end)) - MaskT(1));
+}
+
+// The mask of a full chunk over per-matrix k and matrices of R*C < N
+// elements: the chunk starts q into matrix b and touches matrices b, b + 1,
+// ... up to the one holding its last element, at most N / (R*C) + 2 of
+// them. Each contributes its matrix_bits moved to where it starts in the
+// chunk (right by q for matrix b, left by `start` for the others). Every
+// matrix the loop reads starts inside this full chunk, so it is part of
+// the output: kk is never read past its end. No division: the next
+// matrix's place is the last one's plus R*C.
+template <unsigned int N, typename UIntT, typename DiagsT>
+EYELIKE_DEVICE inline typename eyelike_mask_of<N>::type eyelike_small_chunk_mask(
+    const eyelike_grid<UIntT>& s, eyelike_place<UIntT> at,
+    const DiagsT& diags) {
+  typedef typename eyelike_mask_of<N>::type MaskT;
+  MaskT mask = eyelike_matrix_bits<MaskT>(s.comb, diags.at(at.b)) >>
+               static_cast<unsigned int>(at.q);
+  UIntT b = at.b;
+  // start < N and R*C < N: start + R*C cannot wrap.
+  EYELIKE_ROLLED
+  for (UIntT start = s.mat_size - at.q; start < N; start += s.mat_size) {
+    ++b;
+    mask |= eyelike_matrix_bits<MaskT>(s.comb, diags.at(b))
+            << static_cast<unsigned int>(start);
+  }
+  return mask;
+}
+
 // The bytes of T(1) as little-endian 32-bit words (types under 4 bytes: the
 // low bytes of one word). Folded to constants by the compiler for all but
 // the half-precision classes, where it is a couple of instructions a thread.
@@ -412,8 +464,10 @@ EYELIKE_DEVICE inline eyelike_range<UIntT> eyelike_edge_range(
   return {first, stop - first};
 }
 
-// One thread's work: chunk i, full or partial.
-template <typename OutT, typename UIntT, typename DiagsT>
+// One thread's work: chunk i, full or partial. Small: per-matrix k over
+// matrices smaller than a chunk (eyelike_small_chunk_mask), a kernel of its
+// own so that the others carry neither its loop nor a branch to it.
+template <bool Small, typename OutT, typename UIntT, typename DiagsT>
 EYELIKE_DEVICE inline void eyelike_vector_step(OutT* out, UIntT i,
                                                const eyelike_grid<UIntT>& s,
                                                const DiagsT& diags) {
@@ -427,9 +481,14 @@ EYELIKE_DEVICE inline void eyelike_vector_step(OutT* out, UIntT i,
                                              s.mat_size, s.step, diags);
     return;
   }
-  eyelike_store_chunk<OutT>(
-      out + (c.p - s.head),
-      eyelike_chunk_mask<n_chunk, crosses>(s, c.at, diags));
+  if constexpr (Small) {
+    eyelike_store_chunk<OutT>(out + (c.p - s.head),
+                              eyelike_small_chunk_mask<n_chunk>(s, c.at, diags));
+  } else {
+    eyelike_store_chunk<OutT>(
+        out + (c.p - s.head),
+        eyelike_chunk_mask<n_chunk, crosses>(s, c.at, diags));
+  }
 }
 
 // The kernel operation for scalar k (diagonal extent lo/end from the host).
@@ -442,10 +501,11 @@ EYELIKE_DEVICE inline void eyelike_vector(
   const eyelike_grid<UIntT> s = {n,    head,       mat_size,   mat_magic, mat_shift,
                                  step, step_magic, step_shift, comb};
   const eyelike_same_diag<UIntT> diags = {{lo, end}, rep_lo, rep_hi};
-  eyelike_vector_step<OutT, UIntT>(out, i, s, diags);
+  eyelike_vector_step<false, OutT, UIntT>(out, i, s, diags);
 }
 
-// The kernel operation for per-matrix k (kk: one signed k per matrix).
+// The kernel operation for per-matrix k (kk: one signed k per matrix) over
+// matrices of at least one chunk.
 template <typename OutT, typename UIntT, typename KT>
 EYELIKE_DEVICE inline void eyelike_vector_batched_k(
     OutT* out, UIntT i, UIntT n, UIntT head, UIntT mat_size, UIntT mat_magic,
@@ -455,7 +515,22 @@ EYELIKE_DEVICE inline void eyelike_vector_batched_k(
                                  step, step_magic, step_shift, comb};
   const eyelike_batched_diag<UIntT, const KT*> diags = {kk, n_rows,
                                                         step - 1u};
-  eyelike_vector_step<OutT, UIntT>(out, i, s, diags);
+  eyelike_vector_step<false, OutT, UIntT>(out, i, s, diags);
+}
+
+// The kernel operation for per-matrix k over matrices smaller than one
+// chunk (R*C * sizeof(T) < 64 bytes; always a 32-bit launch). It needs no
+// divider for S: a matrix's ones come from its k without division.
+template <typename OutT, typename UIntT, typename KT>
+EYELIKE_DEVICE inline void eyelike_vector_batched_k_small(
+    OutT* out, UIntT i, UIntT n, UIntT head, UIntT mat_size, UIntT mat_magic,
+    UIntT mat_shift, UIntT step, unsigned long long comb, UIntT n_rows,
+    const KT* kk) {
+  const eyelike_grid<UIntT> s = {n,    head, mat_size, mat_magic, mat_shift,
+                                 step, 0u,   0u,       comb};
+  const eyelike_batched_diag<UIntT, const KT*> diags = {kk, n_rows,
+                                                        step - 1u};
+  eyelike_vector_step<true, OutT, UIntT>(out, i, s, diags);
 }
 
 #endif  // EYELIKE_EYE_CUH_

@@ -64,12 +64,14 @@ DTYPES = [
 
 # Layout classes of the output, as CuPy sees it after `_reduce_dims`:
 # (ndim of the CArray and indexer, c_contiguous). "vector" is the fast path
-# (a raw 1-D output); the others take the element kernel: a C-contiguous
-# output that is not element-aligned (or per-matrix k over small matrices)
-# reduces to 1-D, every other row of a batch to 2-D, a transposed batch
-# stays 3-D.
+# (a raw 1-D output), "vector-small" its kernel for per-matrix k over
+# matrices under one chunk (32-bit launches only: matrices that small never
+# need 64-bit indices); the others take the element kernel: a C-contiguous
+# output that is not element-aligned reduces to 1-D, every other row of a
+# batch to 2-D, a transposed batch stays 3-D.
 LAYOUTS = {
     "vector": (1, True),
+    "vector-small": (1, True),
     "contiguous": (1, True),
     "strided-2d": (2, False),
     "transposed-3d": (3, False),
@@ -142,12 +144,14 @@ class Variant:
         return f"{self.dtype}-{width}-{mode}-{self.layout}{extra}"
 
 
-def _occurs(dtype: str, per_matrix: bool, layout: str) -> bool:
+def _occurs(dtype: str, wide: bool, per_matrix: bool, layout: str) -> bool:
     """Whether eyelike ever launches this combination: a contiguous output
     takes the element kernel only when it is not element-aligned (never for
-    1-byte types) or for per-matrix k over matrices under 32 bytes."""
-    single_byte = ITEMSIZE[dtype] == 1
-    return not (layout == "contiguous" and single_byte and not per_matrix)
+    1-byte types), and the small-matrix vector kernel is per-matrix k in
+    32-bit launches only."""
+    if layout == "vector-small":
+        return per_matrix and not wide
+    return not (layout == "contiguous" and ITEMSIZE[dtype] == 1)
 
 
 def variants() -> list[Variant]:
@@ -159,7 +163,7 @@ def variants() -> list[Variant]:
         for wide in (False, True):
             for per_matrix in (False, True):
                 for layout in LAYOUTS:
-                    if not _occurs(dtype, per_matrix, layout):
+                    if not _occurs(dtype, wide, per_matrix, layout):
                         continue
                     if wide:
                         # Over 2**31 elements: the element kernel's loop
@@ -167,7 +171,7 @@ def variants() -> list[Variant]:
                         flags = [(False, layout == "vector")]
                     else:
                         flags = [(True, True)]
-                        if layout in ("vector", "transposed-3d"):
+                        if layout in ("vector", "vector-small", "transposed-3d"):
                             flags.append((False, True))  # > 2 GiB of bytes
                     out += [
                         Variant(dtype, wide, per_matrix, layout, a32, i32)
@@ -184,19 +188,21 @@ def launch_for(variant: Variant) -> _cupy.Launch:
     # kernel for matrices of 2**31+ elements.
     shape: tuple[int, ...] = (2, 2**15, 2**16) if variant.wide else (6, 40, 40)
     address = 256  # cupy.empty: 256-byte aligned at least
-    if variant.layout == "contiguous":
-        if variant.per_matrix:  # matrices under one chunk
-            shape = (2**31, 1, 1) if variant.wide else (6, 1, 1)
-        else:  # an out= view that is not element-aligned
-            address = 257
-    (got,) = _cupy.plan(
-        shape,
-        k,
-        itemsize,
-        contiguous=variant.layout in ("vector", "contiguous"),
-        address=address,
-    )
-    assert got.vector == (variant.layout == "vector"), (variant, got)
+    contiguous = variant.layout in ("vector", "vector-small", "contiguous")
+    if variant.layout == "contiguous":  # an out= view, not element-aligned
+        address = 257
+        if itemsize == 1:
+            # Never launched (a 1-byte output is always element-aligned):
+            # test_kernel_sass.py's reference for what per-matrix k over
+            # small matrices cost before it took the vector path. The
+            # element kernel and its arguments are those of any element
+            # launch; the layout only sets CuPy's ndim / contiguity flags.
+            contiguous = False
+    elif variant.layout == "vector-small":  # matrices under one chunk
+        shape = (6, 1, 1)
+    (got,) = _cupy.plan(shape, k, itemsize, contiguous=contiguous, address=address)
+    assert got.vector == variant.layout.startswith("vector"), (variant, got)
+    assert got.small == (variant.layout == "vector-small"), (variant, got)
     assert got.wide == variant.wide, (variant, got)
     assert got.per_matrix == variant.per_matrix, (variant, got)
     return got
@@ -209,7 +215,9 @@ def generated_source(variant: Variant) -> tuple[str, str]:
     from cupy._core import _carray, _kernel, _scalar, core
 
     launch = launch_for(variant)
-    kernel = _cupy._kernel(variant.per_matrix, variant.wide, launch.vector)
+    kernel = _cupy._kernel(
+        variant.per_matrix, variant.wide, launch.vector, launch.small
+    )
     dtype = numpy_dtype(variant.dtype)
     ndim, c_contiguous = LAYOUTS[variant.layout]
     index = np.dtype(np.int64 if variant.wide else np.int32)
@@ -498,6 +506,19 @@ def longest_path(instrs: list[Instr], labels: dict[str, int]) -> int:
             tail = 0
         best[node] = 1 + tail
     return best[0]
+
+
+def back_edges(instrs: list[Instr], labels: dict[str, int]) -> list[tuple[int, int]]:
+    """The loops of a function: (first, last) instruction indices of each
+    branch back to a label at or before it, innermost (shortest) first."""
+    edges = [
+        (labels[ins.target], j)
+        for j, ins in enumerate(instrs)
+        if ins.opcode.split(".")[0] == "BRA"
+        and ins.target in labels
+        and labels[ins.target] <= j
+    ]
+    return sorted(edges, key=lambda edge: edge[1] - edge[0])
 
 
 _COMPILED: dict[Variant, Compiled] = {}

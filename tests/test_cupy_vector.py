@@ -39,6 +39,14 @@ SHAPES = [
     (3, 64, 1), (2, 17, 33), (4, 33, 17), (2, 65, 65), (3, 8, 100), (1, 300, 7),
 ]  # fmt: skip
 
+# (batch, R, C) of matrices under 64 bytes for some dtypes: chunks that hold
+# many whole matrices (up to 64 of the 1 x 1 ones), batches that end inside
+# a chunk or on its boundary.
+SMALL_SHAPES = [
+    (1, 1, 1), (70, 1, 1), (1000, 1, 1), (257, 1, 2), (129, 2, 3), (100, 3, 2),
+    (33, 2, 2), (9, 3, 5),
+]  # fmt: skip
+
 
 def _dtype(name: str) -> Any:
     if name == "bfloat16":
@@ -120,6 +128,43 @@ def test_out_at_every_misaligned_start(cp: Any, dtype: str) -> None:
                 assert (rest == np.array(SENTINEL, dtype=dt)).all(), (j, k)
 
 
+@pytest.mark.parametrize("dtype", DTYPES)
+def test_per_matrix_k_over_small_matrices(cp: Any, dtype: str) -> None:
+    """Bug: the small-matrix kernel (per-matrix k over matrices under 64
+    bytes, whose chunks span many matrices) reading the k of the wrong
+    matrix, placing or cutting a matrix's ones wrongly, reading kk past its
+    end, or mishandling a misaligned start.
+
+    Batches of tiny matrices (64 of the 1 x 1 ones in a uint8 chunk), each
+    with a random k, written into a sentinel-filled buffer at every start an
+    element-aligned output can have: the output must equal the reference
+    and every sentinel outside it must survive; `plan` must have chosen the
+    small-matrix kernel, so that kernel is what ran.
+    """
+    dt = _dtype(dtype)
+    rng = np.random.default_rng(7)
+    for b, n_rows, n_cols in SMALL_SHAPES:
+        if n_rows * n_cols * dt.itemsize >= _cupy.CHUNK_BYTES:
+            continue
+        size = b * n_rows * n_cols
+        ks = rng.integers(-n_rows, n_cols + 1, size=b)
+        for j in range(16 // dt.itemsize):
+            base = cp.full(size + 64, SENTINEL, dtype=dt)
+            out = base[j : j + size].reshape(b, n_rows, n_cols)
+            (launch,) = _cupy.plan(
+                out.shape, None, dt.itemsize, contiguous=True, address=out.data.ptr
+            )
+            assert launch.vector
+            assert launch.small
+            eyelike.eye(n_rows, n_cols, k=cp.asarray(ks), batch_shape=b, out=out)
+            want = reference((b,), n_rows, n_cols, ks.tolist()).astype(dt)
+            np.testing.assert_array_equal(
+                out.get(), want, err_msg=f"{b, n_rows, n_cols} start {j}"
+            )
+            rest = np.concatenate([base[:j].get(), base[j + size :].get()])
+            assert (rest == np.array(SENTINEL, dtype=dt)).all(), (b, j)
+
+
 def test_not_element_aligned_out_takes_the_element_path(cp: Any) -> None:
     """Bug: the vector path taken for an output whose address is not a
     multiple of its item size (its chunks could not be aligned)."""
@@ -190,11 +235,13 @@ def test_outputs_past_2_31_elements(cp: Any) -> None:
 
 def test_kernel_cache_one_entry_per_path(cp: Any) -> None:
     """Bug: a kernel object built per call (recompiling, or growing the
-    cache) instead of one per k mode, index width and path."""
+    cache) instead of one per k mode, index width, path and, for per-matrix
+    k on the vector path, matrix size class."""
     _cupy._kernel.cache_clear()
     for _ in range(3):
         eyelike.eye(5, batch_shape=3, k=1, xp=cp, dtype="float32")
-        eyelike.eye(5, batch_shape=3, k=[0, 1, 2], xp=cp, dtype="int8")
+        eyelike.eye(5, batch_shape=3, k=[0, 1, 2], xp=cp, dtype="int8")  # small
+        eyelike.eye(9, batch_shape=3, k=[0, 1, 2], xp=cp, dtype="int8")  # 81 B
     base = cp.zeros((3, 8, 5), dtype=cp.float32)
     eyelike.eye(5, batch_shape=3, k=1, out=base[:, ::2])  # element path
-    assert _cupy._kernel.cache_info().currsize == 3
+    assert _cupy._kernel.cache_info().currsize == 4

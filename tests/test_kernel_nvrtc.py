@@ -1,7 +1,8 @@
 """eyelike's CuPy kernels compile, exactly as CuPy compiles them, on the CPU.
 
 For every dtype CuPy supports (bfloat16 included), both index widths, both
-k modes and each layout class the host sends a kernel (the vector path; the
+k modes and each layout class the host sends a kernel (the vector path, and
+its kernel for per-matrix k over matrices under one chunk, 32-bit only; the
 element path on a contiguous, a strided 2-D and a transposed 3-D output),
 kernel_build.py generates the very source CuPy 14.2 would hand NVRTC for
 eyelike's ``ElementwiseKernel`` objects, from the launches `_cupy.plan`
@@ -40,7 +41,14 @@ def test_nvrtc_variants_cover_every_dtype_width_mode_and_layout() -> None:
         assert {(v.wide, v.per_matrix) for v in mine} == {
             (w, p) for w in (False, True) for p in (False, True)
         }
-        assert {v.layout for v in mine} == set(kb.LAYOUTS)
+        # A 1-byte output is always element-aligned: contiguous ones all
+        # take the vector path.
+        layouts = set(kb.LAYOUTS) - (
+            {"contiguous"} if kb.ITEMSIZE[dtype] == 1 else set()
+        )
+        assert {v.layout for v in mine} == layouts
+        small = {(v.wide, v.per_matrix) for v in mine if v.layout == "vector-small"}
+        assert small == {(False, True)}
 
 
 @pytest.mark.parametrize("variant", VARIANTS, ids=lambda v: f"nvrtc-{v.id}")
@@ -75,7 +83,11 @@ def test_nvrtc_source_is_what_cupy_launches(variant: kb.Variant) -> None:
     ndim, contiguous = kb.LAYOUTS[variant.layout]
     flags = f"{ndim}, {int(contiguous)}, {int(variant.array_32)}"
     if launch.vector:
-        op = _cupy.OP_VECTOR_PER_MATRIX if variant.per_matrix else _cupy.OP_VECTOR
+        op = {
+            "scalar": _cupy.OP_VECTOR,
+            "per_matrix": _cupy.OP_VECTOR_PER_MATRIX,
+            "small": _cupy.OP_VECTOR_PER_SMALL_MATRIX,
+        }[launch.kind]
         assert re.search(rf"CArray<\w[\w:<> ]*, {flags}> out\b", source)
         assert "_raw_out" not in source
     else:

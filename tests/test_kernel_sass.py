@@ -7,6 +7,12 @@ instruction issue, not memory. The budget here is half that: at most 4 SASS
 instructions per byte, for every dtype, both index widths and both k modes
 of the contiguous (vector) path.
 
+Per-matrix k over matrices under one chunk has a kernel of its own whose
+cost grows with the matrices a chunk touches (it reads each one's k): its
+count is X + Y per matrix the chunk touches, at most 4 per byte for
+matrices of 16 bytes or more, and for any size at most what the element
+path (which served these outputs before) spends per byte.
+
 Method: the cubin NVRTC builds from the very source CuPy generates
 (test_kernel_nvrtc.py, kernel_build.py) is disassembled with nvdisasm; the
 count is the longest path through the kernel's control flow from entry to
@@ -28,36 +34,109 @@ import pytest
 from eyelike import _cupy
 
 BUDGET = 4.0  # SASS instructions per byte written
-VECTOR = [v for v in kb.variants() if v.layout == "vector"]
+# The vector path's kernels, and the element kernel per-matrix k over
+# matrices under one chunk took before (its count per element, to compare).
+VECTOR = [v for v in kb.variants() if v.layout.startswith("vector")]
+ELEMENT = [kb.Variant(dtype, False, True, "contiguous") for dtype in kb.DTYPES]
+SMALL_FROM = 16  # bytes per matrix from which the small kernel is in budget
 
 
 @pytest.fixture(scope="session")
 def sass() -> dict[kb.Variant, str]:
-    """Disassembly of every vector-path variant (nvdisasm runs in parallel)."""
-    compiled = kb.compile_variants(VECTOR)
+    """Disassembly of every vector-path variant and of ELEMENT (nvdisasm runs
+    in parallel)."""
+    wanted = VECTOR + ELEMENT
+    compiled = kb.compile_variants(wanted)
     kb.nvdisasm()
-    failed = [v.id for v in VECTOR if compiled[v].status != 0]
+    failed = [v.id for v in wanted if compiled[v].status != 0]
     assert not failed, f"NVRTC failed: {failed} (see test_kernel_nvrtc.py)"
     with concurrent.futures.ThreadPoolExecutor(2) as pool:
-        texts = list(pool.map(kb.disassemble, [compiled[v].cubin for v in VECTOR]))
-    return dict(zip(VECTOR, texts, strict=True))
+        texts = list(pool.map(kb.disassemble, [compiled[v].cubin for v in wanted]))
+    return dict(zip(wanted, texts, strict=True))
 
 
-def per_byte(variant: kb.Variant, text: str) -> tuple[int, float]:
+def kernel_code(
+    variant: kb.Variant, text: str
+) -> tuple[list[kb.Instr], dict[str, int]]:
     name = kb.generated_source(variant)[0]
     functions = kb.functions(text)
     assert name in functions, sorted(functions)
-    instrs, labels = functions[name]
-    count = kb.longest_path(instrs, labels)
+    return functions[name]
+
+
+def per_byte(variant: kb.Variant, text: str) -> tuple[int, float]:
+    count = kb.longest_path(*kernel_code(variant, text))
     return count, count / _cupy.CHUNK_BYTES
 
 
-@pytest.mark.parametrize("variant", VECTOR, ids=lambda v: f"sass-{v.id}")
+def matrices_touched(mat_size: int, chunk: int) -> int:
+    """The most matrices of mat_size elements a chunk of `chunk` elements
+    touches: starting at the last element of one, 2 + (chunk - 2) //
+    mat_size."""
+    return 2 + (chunk - 2) // mat_size
+
+
+def small_cost(variant: kb.Variant, text: str) -> tuple[int, int]:
+    """(X, Y): a chunk of the small-matrix kernel that touches m matrices
+    costs at most X + Y m instructions. Y is its loop over the matrices
+    after the first, one straight block (every iteration issues all of it);
+    the longest path runs that loop once, so it is X + 2 Y."""
+    instrs, labels = kernel_code(variant, text)
+    loops = kb.back_edges(instrs, labels)
+    # The matrices loop inside CuPy's grid-stride loop, and nothing else.
+    assert len(loops) == 2, loops
+    (first, last), (outer_first, outer_last) = loops
+    assert outer_first < first <= last < outer_last
+    body = instrs[first : last + 1]
+    assert all(
+        i.opcode.split(".")[0] not in ("BRA", "EXIT", "RET", "CALL") for i in body[:-1]
+    ), [i.text for i in body]
+    y = len(body)
+    return kb.longest_path(instrs, labels) - 2 * y, y
+
+
+def element_per_element(dtype: str, sass: dict[kb.Variant, str]) -> int:
+    """The per-matrix element kernel's count on a contiguous output: what it
+    spends per element (CuPy's loop runs once per element)."""
+    variant = kb.Variant(dtype, False, True, "contiguous")
+    return kb.longest_path(*kernel_code(variant, sass[variant]))
+
+
+@pytest.mark.parametrize(
+    "variant",
+    [v for v in VECTOR if v.layout == "vector"],
+    ids=lambda v: f"sass-{v.id}",
+)
 def test_sass_instructions_per_byte_within_budget(
     sass: dict[kb.Variant, str], variant: kb.Variant
 ) -> None:
     count, ratio = per_byte(variant, sass[variant])
     assert ratio <= BUDGET, f"{count} instructions per {_cupy.CHUNK_BYTES} bytes"
+
+
+@pytest.mark.parametrize(
+    "variant",
+    [v for v in VECTOR if v.layout == "vector-small"],
+    ids=lambda v: f"sass-{v.id}",
+)
+def test_sass_small_matrices_per_matrix_cost(
+    sass: dict[kb.Variant, str], variant: kb.Variant
+) -> None:
+    """Per-matrix k over matrices under one chunk: X + Y per matrix the
+    chunk touches. Within the budget of 4 per byte for every matrix of
+    SMALL_FROM bytes or more (a chunk touches few of them), and for any
+    size, 1 x 1 matrices included, at most what the element path spends
+    per byte of the same output."""
+    x, y = small_cost(variant, sass[variant])
+    itemsize = kb.ITEMSIZE[variant.dtype]
+    chunk = _cupy.CHUNK_BYTES // itemsize
+    element = element_per_element(variant.dtype, sass)
+    for mat_size in range(1, chunk):
+        worst = x + y * matrices_touched(mat_size, chunk)
+        if mat_size * itemsize >= SMALL_FROM:
+            assert worst <= BUDGET * _cupy.CHUNK_BYTES, (mat_size, x, y)
+        # Per byte: worst / 64 against element / itemsize.
+        assert worst <= element * chunk, (mat_size, x, y, element)
 
 
 @pytest.mark.parametrize("variant", VECTOR, ids=lambda v: f"sass-shape-{v.id}")
@@ -67,7 +146,8 @@ def test_sass_vector_kernel_stores_16_bytes_and_runs_edges_out_of_line(
     """What the count assumes: the kernel writes with 16-byte global stores
     only, four per chunk (the compiler may keep two copies of the loop, one
     per uniform branch), calls the partial chunks' routine instead of
-    inlining it, and has no local-memory traffic."""
+    inlining it, and has no local-memory traffic (the small-matrix kernel's
+    loop included)."""
     name = kb.generated_source(variant)[0]
     functions = kb.functions(sass[variant])
     ops = [i.opcode for i in functions[name][0]]
@@ -87,6 +167,8 @@ def test_sass_table(sass: dict[kb.Variant, str]) -> None:
     whose matrices have fewer than 2**31 elements; 64-bit ones the rest."""
     rows: dict[str, dict[tuple[bool, bool], str]] = {}
     for variant, text in sass.items():
+        if variant.layout != "vector":
+            continue
         if not variant.array_32 and not variant.wide:
             continue  # the same code as the 2 GiB-or-less 32-bit variant
         count, ratio = per_byte(variant, text)
@@ -100,6 +182,37 @@ def test_sass_table(sass: dict[kb.Variant, str]) -> None:
         cells = [r[(False, False)], r[(False, True)], r[(True, False)], r[(True, True)]]
         print(f"| {dtype} | " + " | ".join(cells) + " |")
     assert len(rows) == len(kb.DTYPES)
+
+
+def test_sass_table_small_matrices(sass: dict[kb.Variant, str]) -> None:
+    """The README's table of the small-matrix kernel (per-matrix k over
+    matrices under 64 bytes), printed with -s: instructions per chunk as X +
+    Y per matrix the chunk touches; per byte for 1 x 1 matrices (a chunk
+    touches one per element) and the element path's per byte, which these
+    outputs took before; the smallest matrix, in bytes, from which every
+    size is within 4 per byte ("any size" when a 1 x 1 matrix is)."""
+    print(
+        "\n| dtype | per chunk, m matrices touched | 1 x 1 matrices, per byte "
+        "| within 4 per byte from | element path, per byte |"
+    )
+    print("|---|---|---|---|---|")
+    for dtype in kb.DTYPES:
+        variant = kb.Variant(dtype, False, True, "vector-small")
+        x, y = small_cost(variant, sass[variant])
+        itemsize = kb.ITEMSIZE[dtype]
+        chunk = _cupy.CHUNK_BYTES // itemsize
+        worst = {m: x + y * matrices_touched(m, chunk) for m in range(1, chunk)}
+        within = min(
+            m
+            for m in worst
+            if all(worst[n] <= BUDGET * _cupy.CHUNK_BYTES for n in worst if n >= m)
+        )
+        element = element_per_element(dtype, sass) / itemsize
+        print(
+            f"| {dtype} | {x} + {y} m | {worst[1] / _cupy.CHUNK_BYTES:.1f} "
+            f"| {f'{within * itemsize} B' if within > 1 else 'any size'} "
+            f"| {element:.1f} |"
+        )
 
 
 def test_sass_longest_path_counts_what_a_thread_runs() -> None:

@@ -33,7 +33,13 @@ from kernel_build import DTYPES
 # planning (importing the module does not import CuPy): both compiled
 # programs run exactly these.
 from eyelike import _cupy
-from eyelike._cupy import OP_PER_MATRIX, OP_SCALAR, OP_VECTOR, OP_VECTOR_PER_MATRIX
+from eyelike._cupy import (
+    OP_PER_MATRIX,
+    OP_SCALAR,
+    OP_VECTOR,
+    OP_VECTOR_PER_MATRIX,
+    OP_VECTOR_PER_SMALL_MATRIX,
+)
 
 REPO = Path(__file__).resolve().parents[1]
 HEADER = REPO / "kernels" / "eye.cuh"
@@ -106,6 +112,7 @@ def ops_header(tmp_path_factory: pytest.TempPathFactory) -> Path:
         f"#define EYELIKE_OP_PER_MATRIX {OP_PER_MATRIX}\n"
         f"#define EYELIKE_OP_VECTOR {OP_VECTOR}\n"
         f"#define EYELIKE_OP_VECTOR_PER_MATRIX {OP_VECTOR_PER_MATRIX}\n"
+        f"#define EYELIKE_OP_VECTOR_PER_SMALL_MATRIX {OP_VECTOR_PER_SMALL_MATRIX}\n"
     )
     return path
 
@@ -187,9 +194,12 @@ def test_header_exists_and_defines_eyelike_value() -> None:
     ]
     types = re.findall(r"(?m)^struct\s+(?:alignas\(\d+\)\s+)?(\w+)", text)
     macros = re.findall(r"#define\s+(\w+)", text)
-    assert {"eyelike_value", "eyelike_vector", "eyelike_vector_batched_k"} <= set(
-        functions
-    )
+    assert {
+        "eyelike_value",
+        "eyelike_vector",
+        "eyelike_vector_batched_k",
+        "eyelike_vector_batched_k_small",
+    } <= set(functions)
     assert "eyelike_vector_edge" in functions
     assert types
     assert all(f.startswith("eyelike_") for f in functions), functions
@@ -231,6 +241,9 @@ def test_header_needs_no_other_header(tmp_path: Path) -> None:
                 "unsigned long long, unsigned long long);\n"
                 f"template void eyelike_vector_batched_k<{t}, {u}, {i}>({t}*, "
                 f"{u}, {u}, {u}, {u}, {u}, {u}, {u}, {u}, {u}, "
+                f"unsigned long long, {u}, const {i}*);\n"
+                f"template void eyelike_vector_batched_k_small<{t}, {u}, {i}>("
+                f"{t}*, {u}, {u}, {u}, {u}, {u}, {u}, {u}, "
                 f"unsigned long long, {u}, const {i}*);\n"
             )
     (tmp_path / "alone.cpp").write_text(src)
@@ -397,6 +410,11 @@ def k_text(mode: str, ks: Sequence[int]) -> str:
     return f"s {ks[0]}" if mode == "s" else "m " + " ".join(map(str, ks))
 
 
+def small_token(launch: _cupy.Launch, itemsize: int) -> str:
+    """The shim's ``small=`` token: which per-matrix kernel `plan` chose."""
+    return f"small={itemsize} " if launch.small else ""
+
+
 def vector_launch(
     shape: tuple[int, int, int], k: int | None, dtype: str, head: int
 ) -> _cupy.Launch:
@@ -428,11 +446,11 @@ def test_plan_chooses_the_path_and_constants() -> None:
                     address = 4096 + head * itemsize
                     (got,) = plan(shape, k, itemsize, contiguous=True, address=address)
                     small = r * c * itemsize < 64
-                    assert got.vector == (k is not None or not small)
+                    # Every contiguous, element-aligned output: the vector
+                    # path, per-matrix k over small matrices included.
+                    assert got.vector
+                    assert got.small == (k is None and small)
                     assert (got.start, got.stop, got.wide) == (0, b, False)
-                    if not got.vector:
-                        assert got.threads == 0
-                        continue
                     values = dict(got.scalars)
                     assert values["head"] == head
                     assert got.threads == -(-(size + head) // chunk)
@@ -442,7 +460,10 @@ def test_plan_chooses_the_path_and_constants() -> None:
                         (n, head if n == "head" else v) for n, v in base.scalars
                     )
                     names = tuple(n for n, _ in got.scalars)
-                    assert names == _cupy.VECTOR_PARAMS[k is None]
+                    assert names == _cupy.VECTOR_PARAMS[got.kind]
+                    if got.small:  # a subset of the other kernel's scalars
+                        big = _cupy.vector_scalars(r, c, b, None, 32, head)
+                        assert set(got.scalars) < set(big)
                 # Not contiguous, or not element-aligned: the element path.
                 for contiguous, address in [(False, 4096), (True, 4097)]:
                     if contiguous and itemsize == 1:
@@ -468,11 +489,6 @@ def test_plan_chooses_the_path_and_constants() -> None:
             launches = plan(shape, k, itemsize, contiguous=True, address=512)
             assert launches[0].start == 0
             assert launches[-1].stop == b
-            if k is None and mat * itemsize < 64:  # per-matrix, small matrices
-                (element,) = launches
-                assert not element.vector
-                assert element.wide
-                continue
             for one, two in itertools.pairwise(launches):
                 assert one.stop == two.start
             for launch in launches:
@@ -482,6 +498,7 @@ def test_plan_chooses_the_path_and_constants() -> None:
                 assert values["n"] == (launch.stop - launch.start) * mat < 2**31
                 assert launch.vector
                 assert not launch.wide
+                assert launch.small == (k is None and mat * itemsize < 64)
             assert len(launches) == -(-b // ((2**31 - 1) // mat))
             (element,) = plan(shape, k, itemsize, contiguous=False, address=512)
             assert element.wide
@@ -532,12 +549,16 @@ def test_divide_by_magic_numbers_is_exact(shim: Path, bits: int) -> None:
 def test_vector_every_dtype_and_misaligned_start(shim: Path) -> None:
     """The vector operation string, run as CuPy runs it, for all 15 dtypes
     and every address an element-aligned output can start at (16 / itemsize
-    of them), over the small shapes, both k modes: the bytes of the output
-    equal NumPy's, and the 64 bytes on either side stay untouched."""
+    of them), over the small shapes and batches of tiny matrices, both k
+    modes (per-matrix k over matrices under 64 bytes: the small-matrix
+    kernel): the bytes of the output equal NumPy's, and the 64 bytes on
+    either side stay untouched."""
     rng = random.Random(11)
     lines: list[str] = []
     expected: list[str] = []
-    for shape in small_shapes():
+    small_seen = 0
+    many = [(70, 1, 1), (67, 1, 2), (41, 2, 3), (23, 3, 2), (9, 4, 5)]
+    for shape in [*small_shapes(), *many]:
         b, n_rows, n_cols = shape
         if b * n_rows * n_cols == 0:
             continue
@@ -549,19 +570,19 @@ def test_vector_every_dtype_and_misaligned_start(shim: Path) -> None:
             for head in range(16 // itemsize):
                 for mode, case_ks in cases:
                     k = case_ks[0] if mode == "s" else None
-                    if mode == "m" and n_rows * n_cols * itemsize < 64:
-                        continue  # plan takes the element path there
                     launch = vector_launch(shape, k, dtype, head)
+                    small_seen += launch.small
                     lines.append(
                         f"V {dtype} 32 {b} {n_rows} {n_cols} "
                         f"{k_text(mode, case_ks)} threads={launch.threads} "
-                        f"{named(launch.scalars)}"
+                        f"{small_token(launch, itemsize)}{named(launch.scalars)}"
                     )
                     values = reference(shape, case_ks).astype(np_dtype(dtype))
                     guard = b"\xa5" * 64
                     pad = b"\xa5" * (head * itemsize)
                     expected.append((guard + pad + values.tobytes() + guard).hex())
     assert len(lines) > 10000
+    assert small_seen > 2000
     bad = [
         line
         for line, got, want in zip(lines, run_shim(shim, lines), expected, strict=True)
@@ -573,14 +594,19 @@ def test_vector_every_dtype_and_misaligned_start(shim: Path) -> None:
 def mask_lines(max_side: int) -> Iterator[str]:
     """NumPy's value mask of every R x C matrix (R, C <= max_side) for every
     k in [-R, C], as the shim's M lines."""
-    for n_rows in range(1, max_side + 1):
-        for n_cols in range(1, max_side + 1):
-            rows, cols = np.indices((n_rows, n_cols))
-            ks = np.arange(-n_rows, n_cols + 1)
-            masks = (cols - rows)[None] == ks[:, None, None]
-            packed = np.packbits(masks.reshape(len(ks), -1), axis=1, bitorder="little")
-            for k, row in zip(ks.tolist(), packed, strict=True):
-                yield f"M {n_rows} {n_cols} {k} {row.tobytes().hex()}"
+    sides = range(1, max_side + 1)
+    yield from mask_lines_for([(r, c) for r in sides for c in sides])
+
+
+def mask_lines_for(shapes: Sequence[tuple[int, int]]) -> Iterator[str]:
+    """The M lines of the R x C matrices listed, every k in [-R, C]."""
+    for n_rows, n_cols in shapes:
+        rows, cols = np.indices((n_rows, n_cols))
+        ks = np.arange(-n_rows, n_cols + 1)
+        masks = (cols - rows)[None] == ks[:, None, None]
+        packed = np.packbits(masks.reshape(len(ks), -1), axis=1, bitorder="little")
+        for k, row in zip(ks.tolist(), packed, strict=True):
+            yield f"M {n_rows} {n_cols} {k} {row.tobytes().hex()}"
 
 
 SWEEP_SIDE = 40
@@ -603,20 +629,44 @@ def run_shim_split(
     return answers
 
 
+def small_widths(n_rows: int, n_cols: int, n_mats: int) -> str:
+    """The W line's ``small=`` token for per-matrix k: the widths for which
+    `plan` takes the small-matrix kernel. Checks on the way that `plan`
+    takes the vector path at every width, and that the small kernel's
+    scalars are those of the other per-matrix kernel, which the W line
+    carries (the shim's `head` replaced, per width, as `plan` would)."""
+    big = _cupy.vector_scalars(n_rows, n_cols, n_mats, None, 32, 0)
+    widths = []
+    for width in WIDTHS:
+        (launch,) = _cupy.plan(
+            (n_mats, n_rows, n_cols), None, width, contiguous=True, address=256
+        )
+        assert launch.vector
+        if launch.small:
+            assert set(launch.scalars) <= set(big)
+            widths.append(str(width))
+        else:
+            assert launch.scalars == big
+    return f"small={','.join(widths)} " if widths else ""
+
+
 def test_vector_exhaustive_small_shapes(shim: Path) -> None:
     """Every R, C <= 40, every clamped k, scalar k over B = 1 and 3 matrices
     and per-matrix k with each k as the middle of three matrices between
-    random neighbours, widths 1/2/4/8/16 bytes where `plan` takes the vector
-    path; the misaligned start cycles through all 16 / itemsize values from
-    one k to the next. The shim compares every byte with NumPy's masks and
-    T(1) bytes, and the guards around the output."""
+    random neighbours, widths 1/2/4/8/16 bytes, all on the vector path (the
+    small-matrix kernel for per-matrix k over matrices under 64 bytes); the
+    misaligned start cycles through all 16 / itemsize values from one k to
+    the next. The shim compares every byte with NumPy's masks and T(1)
+    bytes, and the guards around the output."""
     rng = random.Random(3)
     setup = [f"O {dtype} {one_bytes(dtype).hex()}" for dtype in SWEEP_DTYPES]
     setup += mask_lines(SWEEP_SIDE)
     lines = []
+    small_lines = 0
     for n_rows in range(1, SWEEP_SIDE + 1):
         for n_cols in range(1, SWEEP_SIDE + 1):
             ks = list(range(-n_rows, n_cols + 1))
+            small = small_widths(n_rows, n_cols, 3)
             for k in ks:
                 cases = [("s", [k]), ("s", [k] * 3)]
                 cases.append(("m", [rng.choice(ks), k, rng.choice(ks)]))
@@ -625,10 +675,13 @@ def test_vector_exhaustive_small_shapes(shim: Path) -> None:
                     scalars = _cupy.vector_scalars(
                         n_rows, n_cols, b, k if mode == "s" else None, 32, 0
                     )
+                    token = small if mode == "m" else ""
+                    small_lines += bool(token)
                     lines.append(
                         f"W 32 {b} {n_rows} {n_cols} {k_text(mode, case_ks)} "
-                        f"cycle={len(lines)} {named(scalars)}"
+                        f"cycle={len(lines)} {token}{named(scalars)}"
                     )
+    assert small_lines > 4000
     answers = run_shim_split(shim, setup, lines)
     bad = [
         f"{line[:80]}: {got}"
@@ -637,6 +690,68 @@ def test_vector_exhaustive_small_shapes(shim: Path) -> None:
     ]
     assert len(lines) > 200_000
     assert not bad, f"{len(bad)} of {len(lines)} differ, e.g.\n" + "\n".join(bad[:5])
+
+
+# Tiny matrices in batches whose chunks hold many whole matrices: 64 of the
+# 1 x 1 ones in a chunk of uint8.
+MANY_SHAPES = [(1, 1), (1, 2), (2, 1), (2, 3), (3, 2), (1, 3), (2, 2), (3, 3)]
+MANY_SHAPES += [(1, 7), (5, 1), (4, 4), (3, 5), (7, 9)]
+
+
+def last_chunk_full(n: int, head: int, chunk: int) -> bool:
+    """Whether a launch's last thread writes a full chunk (the vector op, not
+    the partial-chunk routine): then it reads kk's last element, next to the
+    shim's inaccessible page."""
+    last = (n + head - 1) // chunk * chunk
+    return last >= head and last + chunk - head <= n
+
+
+def test_vector_small_matrices_in_large_batches(shim: Path) -> None:
+    """Per-matrix k over matrices of 1 to 63 elements in batches of 1 to 70
+    (and a few up to 300): chunks that hold many whole matrices, each with
+    its own k, at widths 1/2/4/8/16 bytes and every misaligned start. Every
+    byte against NumPy, the guards around the output, and kk ends at an
+    inaccessible page: a read of kk past its end (a matrix after the last)
+    crashes the shim. Launches whose last chunk is full (so the vector op
+    itself reads kk's last element) are counted, at every width."""
+    rng = random.Random(17)
+    setup = [f"O {dtype} {one_bytes(dtype).hex()}" for dtype in SWEEP_DTYPES]
+    setup += mask_lines_for(MANY_SHAPES)
+    lines = []
+    edge_reads = dict.fromkeys(WIDTHS, 0)
+    for n_rows, n_cols in MANY_SHAPES:
+        mat = n_rows * n_cols
+        ks = list(range(-n_rows, n_cols + 1))
+        for b in [*range(1, 71), 100, 129, 200, 300]:
+            small = small_widths(n_rows, n_cols, b)
+            scalars = named(_cupy.vector_scalars(n_rows, n_cols, b, None, 32, 0))
+            for cycle in range(16):  # every head at every width
+                case_ks = [rng.choice(ks) for _ in range(b)]
+                lines.append(
+                    f"W 32 {b} {n_rows} {n_cols} {k_text('m', case_ks)} "
+                    f"cycle={cycle} {small}{scalars}"
+                )
+                for width in WIDTHS:
+                    head = cycle % (16 // width)
+                    if mat * width < 64 and last_chunk_full(b * mat, head, 64 // width):
+                        edge_reads[width] += 1
+    assert all(count >= 20 for count in edge_reads.values()), edge_reads
+    answers = run_shim_split(shim, setup, lines)
+    bad = [
+        f"{line[:80]}: {got}"
+        for line, got in zip(lines, answers, strict=True)
+        if got != "ok"
+    ]
+    assert not bad, f"{len(bad)} of {len(lines)} differ, e.g.\n" + "\n".join(bad[:5])
+
+
+def test_shim_fence_catches_a_read_past_kk(shim: Path) -> None:
+    """The fence the vector tests rely on is live: kk's last element reads
+    fine, the one after it crashes the shim."""
+    ok = subprocess.run([str(shim)], input="F 5 4\n", capture_output=True, text=True)
+    assert (ok.returncode, ok.stdout) == (0, "0\n"), ok.stderr
+    past = subprocess.run([str(shim)], input="F 5 5\n", capture_output=True, text=True)
+    assert past.returncode == -11, (past.returncode, past.stderr)  # SIGSEGV
 
 
 # Outputs past 2**31 elements, and where they take the 64-bit vector kernel
@@ -682,7 +797,8 @@ def test_vector_samples_beyond_int32(shim: Path) -> None:
     """Chunks of outputs up to 2**63 elements, through the header's per-thread
     functions with `plan`'s constants: the 64-bit kernel (matrices of 2**31+
     elements, chunks that cross matrices written element by element) and
-    the 32-bit slices of larger outputs of smaller matrices. Every element
+    the 32-bit slices of larger outputs of smaller matrices (per-matrix k over
+    matrices under 64 bytes: the small-matrix kernel). Every element
     of every sampled chunk is checked against exact integer arithmetic."""
     rng = random.Random(5)
     lines: list[str] = []
@@ -690,6 +806,7 @@ def test_vector_samples_beyond_int32(shim: Path) -> None:
     checks: list[
         tuple[tuple[int, int, int], dict[int, int] | None, int | None, list[int]]
     ] = []
+    small_seen = 0
     for shape in VECTOR_HUGE_SHAPES:
         b_count, n_rows, n_cols = shape
         mat = n_rows * n_cols
@@ -698,8 +815,6 @@ def test_vector_samples_beyond_int32(shim: Path) -> None:
             dtype = BY_WIDTH[width]
             chunk = 64 // width
             for per_matrix in (False, True):
-                if per_matrix and mat * width < 64:
-                    continue
                 ks = [*clamped_ks(n_rows, n_cols), rng.randint(-n_rows, n_cols)]
                 k = None if per_matrix else rng.choice(ks)
                 head = rng.randrange(16 // width)
@@ -725,12 +840,15 @@ def test_vector_samples_beyond_int32(shim: Path) -> None:
                         k_part = f"m {len(kk)} {pairs}"
                     else:
                         k_part = f"s {k}"
+                    small_seen += launch.small
                     lines.append(
                         f"X {dtype} {bits} {local_b} {n_rows} {n_cols} {k_part} "
-                        f"{named(launch.scalars)} ; " + " ".join(map(str, samples))
+                        f"{small_token(launch, width)}{named(launch.scalars)} ; "
+                        + " ".join(map(str, samples))
                     )
                     offsets = kk if per_matrix else None
                     checks.append(((local_b, n_rows, n_cols), offsets, k, samples))
+    assert small_seen >= 10  # per-matrix k over small matrices, sliced
     answers = run_shim(shim, lines)
     assert len(answers) == len(checks)
     for line, answer, (shape, kk, k, samples) in zip(
@@ -798,7 +916,14 @@ def ptx(tmp_path_factory: pytest.TempPathFactory, ops_header: Path) -> dict[str,
     return dict(zip(parts[1::2], parts[2::2], strict=True))
 
 
-KERNEL_KINDS = ["scalar", "per_matrix", "value", "vector", "vector_per_matrix"]
+KERNEL_KINDS = [
+    "scalar",
+    "per_matrix",
+    "value",
+    "vector",
+    "vector_per_matrix",
+    "vector_small",
+]
 
 
 def test_ptx_has_every_kernel(ptx: dict[str, str]) -> None:

@@ -3,8 +3,10 @@ CUDA source is ``kernels/eye.cuh``.
 
 Two kernel families. The vector path (``eyelike_eye_vector*``) serves every
 C-contiguous output whose address is element-aligned (a fresh one always
-is): each thread writes one 64-byte chunk as four aligned 16-byte stores,
-finding the chunk's ones from launch constants computed here. The element
+is), for either k mode and any matrix size: each thread writes one 64-byte
+chunk as four aligned 16-byte stores, finding the chunk's ones from launch
+constants computed here (per-matrix k over matrices under one chunk has a
+kernel of its own, whose chunks span several matrices). The element
 path (``eyelike_eye*``) serves strided and transposed outputs, one thread
 per element. `plan` (in ``_cupy_plan``, re-exported here) decides, and
 computes the vector path's constants.
@@ -35,13 +37,16 @@ from ._cupy_plan import (
     OP_SCALAR,
     OP_VECTOR,
     OP_VECTOR_PER_MATRIX,
+    OP_VECTOR_PER_SMALL_MATRIX,
     VECTOR_PARAMS,
     Launch,
     arguments,
     diag_extent,
     divider,
     plan,
+    small_matrices,
     use_vector,
+    vector_kind,
     vector_scalars,
 )
 
@@ -51,6 +56,7 @@ __all__ = [
     "OP_SCALAR",
     "OP_VECTOR",
     "OP_VECTOR_PER_MATRIX",
+    "OP_VECTOR_PER_SMALL_MATRIX",
     "VECTOR_PARAMS",
     "CuPyBackend",
     "Launch",
@@ -62,7 +68,9 @@ __all__ = [
     "eye",
     "kernel_path",
     "plan",
+    "small_matrices",
     "use_vector",
+    "vector_kind",
     "vector_scalars",
 ]
 
@@ -158,10 +166,20 @@ def _source() -> str:
     return kernel_path().read_text(encoding="utf-8")
 
 
-@functools.lru_cache(maxsize=8)
-def _kernel(per_matrix: bool, wide: bool, vector: bool) -> Any:
-    """The kernel for one k mode, index width and path; CuPy compiles it
-    lazily, once per output dtype and device, and caches the binary."""
+# The vector kernels by kind (`vector_kind`): operation and name.
+_VECTOR_KERNELS = {
+    "scalar": (OP_VECTOR, "eyelike_eye_vector"),
+    "per_matrix": (OP_VECTOR_PER_MATRIX, "eyelike_eye_vector_batched_k"),
+    "small": (OP_VECTOR_PER_SMALL_MATRIX, "eyelike_eye_vector_batched_k_small"),
+}
+
+
+@functools.lru_cache(maxsize=16)
+def _kernel(per_matrix: bool, wide: bool, vector: bool, small: bool = False) -> Any:
+    """The kernel for one k mode, index width and path (and, for per-matrix
+    k on the vector path, matrix size class: ``small`` for matrices under
+    one chunk); CuPy compiles it lazily, once per output dtype and device,
+    and caches the binary."""
     import cupy
 
     index = "int64" if wide else "int32"
@@ -172,20 +190,17 @@ def _kernel(per_matrix: bool, wide: bool, vector: bool) -> Any:
     preamble = f"{_source()}\ntypedef {ctype} I;\ntypedef unsigned {ctype} U;\n"
     if vector:
         unsigned = "u" + index
+        kind = vector_kind(per_matrix, small)
         params = [
-            f"{FIXED_PARAMS.get(name, unsigned)} {name}"
-            for name in VECTOR_PARAMS[per_matrix]
+            f"{FIXED_PARAMS.get(name, unsigned)} {name}" for name in VECTOR_PARAMS[kind]
         ]
         if per_matrix:
             params.append(f"raw {index} kk")
         # A raw output and an explicit size=: a thread is a chunk, not an
         # element (CuPy's pattern for such kernels).
+        operation, name = _VECTOR_KERNELS[kind]
         return cupy.ElementwiseKernel(
-            ", ".join(params),
-            "raw T out",
-            OP_VECTOR_PER_MATRIX if per_matrix else OP_VECTOR,
-            "eyelike_eye_vector_batched_k" if per_matrix else "eyelike_eye_vector",
-            preamble=preamble,
+            ", ".join(params), "raw T out", operation, name, preamble=preamble
         )
     k_param = f"raw {index} kk" if per_matrix else f"{index} k"
     return cupy.ElementwiseKernel(
@@ -200,7 +215,7 @@ def _kernel(per_matrix: bool, wide: bool, vector: bool) -> Any:
 def _launch(launch: Launch, out: Any, kk: Any, mat_size: int) -> None:
     """Run one launch of `plan` on ``out`` (per-matrix offsets in ``kk``)."""
     args = arguments(launch)
-    kernel = _kernel(launch.per_matrix, launch.wide, launch.vector)
+    kernel = _kernel(launch.per_matrix, launch.wide, launch.vector, launch.small)
     if not launch.vector:
         if kk is not None:
             args.append(kk)

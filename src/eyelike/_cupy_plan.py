@@ -1,7 +1,8 @@
 """Host-side planning of the CuPy kernels' launches: the operations and
 parameters of both kernel families, the launch constants of the vector path
 (magic-number division, the comb of ones, the repeating pattern of tiny
-matrices), and `plan`, which picks the path and splits large outputs into
+matrices), and `plan`, which picks the path (and, for per-matrix k, the
+vector kernel for matrices under one chunk) and splits large outputs into
 32-bit launches. Pure Python and NumPy: testable, and tested, without CuPy.
 """
 
@@ -21,13 +22,16 @@ __all__ = [
     "OP_SCALAR",
     "OP_VECTOR",
     "OP_VECTOR_PER_MATRIX",
+    "OP_VECTOR_PER_SMALL_MATRIX",
     "VECTOR_PARAMS",
     "Launch",
     "arguments",
     "diag_extent",
     "divider",
     "plan",
+    "small_matrices",
     "use_vector",
+    "vector_kind",
     "vector_scalars",
 ]
 
@@ -41,9 +45,12 @@ OP_PER_MATRIX = (
 _INT32_LIMIT = 2**31  # I = int iff the flat index fits in it
 
 # The vector path: one chunk of CHUNK_BYTES per thread, written as aligned
-# stores of VECTOR_BYTES. Its operations name the kernel's parameters, which
-# VECTOR_PARAMS lists in order (per_matrix -> names); U is the unsigned
-# index type (unsigned int below 2**31 elements, else unsigned long long).
+# stores of VECTOR_BYTES. Three kernels (`vector_kind`): scalar k; per-matrix
+# k over matrices of at least one chunk (a chunk meets at most two of them);
+# per-matrix k over smaller matrices (a chunk can span many, and reads the k
+# of each). Their operations name the kernel's parameters, which
+# VECTOR_PARAMS lists in order (kind -> names); U is the unsigned index type
+# (unsigned int below 2**31 elements, else unsigned long long).
 CHUNK_BYTES = 64
 VECTOR_BYTES = 16
 OP_VECTOR = (
@@ -53,6 +60,10 @@ OP_VECTOR = (
 OP_VECTOR_PER_MATRIX = (
     "eyelike_vector_batched_k<T, U>(&out[0], (U)i, n, head, mat_size, "
     "mat_magic, mat_shift, step, step_magic, step_shift, comb, n_rows, &kk[0]);"
+)
+OP_VECTOR_PER_SMALL_MATRIX = (
+    "eyelike_vector_batched_k_small<T, U>(&out[0], (U)i, n, head, mat_size, "
+    "mat_magic, mat_shift, step, comb, n_rows, &kk[0]);"
 )
 _GRID_PARAMS = (
     "n",
@@ -66,8 +77,10 @@ _GRID_PARAMS = (
     "comb",
 )
 VECTOR_PARAMS = {
-    False: (*_GRID_PARAMS, "lo", "end", "rep_lo", "rep_hi"),
-    True: (*_GRID_PARAMS, "n_rows"),
+    "scalar": (*_GRID_PARAMS, "lo", "end", "rep_lo", "rep_hi"),
+    "per_matrix": (*_GRID_PARAMS, "n_rows"),
+    # No divider for S: a small matrix's ones need no division.
+    "small": (*_GRID_PARAMS[:6], "comb", "n_rows"),
 }
 # Parameters of a fixed width; every other one is U.
 FIXED_PARAMS = {"comb": "uint64", "rep_lo": "uint64", "rep_hi": "uint64"}
@@ -150,7 +163,13 @@ def _repeat(n_rows: int, n_cols: int, k: int) -> tuple[int, int]:
 
 @functools.lru_cache(maxsize=256)
 def vector_scalars(
-    n_rows: int, n_cols: int, n_mats: int, k: int | None, bits: int, head: int
+    n_rows: int,
+    n_cols: int,
+    n_mats: int,
+    k: int | None,
+    bits: int,
+    head: int,
+    small: bool = False,
 ) -> tuple[tuple[str, int], ...]:
     """The vector kernel's scalar arguments for one launch.
 
@@ -168,6 +187,10 @@ def vector_scalars(
     head
         Elements between the 16-byte boundary at or before the output's
         first element and that element.
+    small
+        Per-matrix k over matrices under one chunk (`small_matrices`): the
+        kernel of kind ``"small"``, whose parameters are a subset of those
+        of kind ``"per_matrix"``, with the same values.
 
     Returns
     -------
@@ -182,25 +205,26 @@ def vector_scalars(
         values += [n_rows]
     else:
         values += [*diag_extent(n_rows, n_cols, k), *_repeat(n_rows, n_cols, k)]
-    return tuple(zip(VECTOR_PARAMS[k is None], values, strict=True))
+    # The small-matrix kernel takes a subset of the per-matrix parameters.
+    named = dict(zip(VECTOR_PARAMS[vector_kind(k is None, False)], values, strict=True))
+    return tuple(
+        (name, named[name]) for name in VECTOR_PARAMS[vector_kind(k is None, small)]
+    )
 
 
-def use_vector(
-    per_matrix: bool, mat_size: int, itemsize: int, contiguous: bool, address: int
-) -> bool:
+def use_vector(itemsize: int, contiguous: bool, address: int) -> bool:
     """Whether the vector path serves an output.
 
-    It needs C order and an element-aligned address (the chunks are counted
-    from the 16-byte boundary before it). Per-matrix k takes it for
-    matrices of at least one chunk only: a chunk then meets at most two
-    matrices, and smaller ones would need a k read per element anyway.
+    It needs C order and an element-aligned address: the chunks are counted
+    from the 16-byte boundary at or before the first element, so every
+    chunk but the first and last is a whole, aligned 64 bytes. Any matrix
+    size and either k mode: per-matrix k over matrices under one chunk takes
+    the vector kernel of its own (`small_matrices`), which reads the k of
+    each matrix a chunk touches once, where the element path would read one
+    per element.
 
     Parameters
     ----------
-    per_matrix
-        Whether k differs between matrices.
-    mat_size
-        Elements per matrix, R * C.
     itemsize
         Bytes per element.
     contiguous
@@ -213,12 +237,45 @@ def use_vector(
     bool
         True for the vector path, False for the element path.
     """
-    return (
-        contiguous
-        and VECTOR_BYTES % itemsize == 0
-        and address % itemsize == 0
-        and (not per_matrix or mat_size * itemsize >= CHUNK_BYTES)
-    )
+    return contiguous and VECTOR_BYTES % itemsize == 0 and address % itemsize == 0
+
+
+def small_matrices(per_matrix: bool, mat_size: int, itemsize: int) -> bool:
+    """Whether a vector launch takes the kernel for per-matrix k over
+    matrices smaller than one chunk.
+
+    Over matrices of at least one chunk a chunk meets at most two of them,
+    which `eyelike_vector_batched_k` handles without a loop; smaller ones
+    let a chunk span up to ``N // (R*C) + 2`` matrices (N elements per
+    chunk), each with its own k, which ``eyelike_vector_batched_k_small``
+    reads in a loop. A kernel of its own, not a branch in the other: the
+    other per-matrix kernel keeps its instruction count, and neither pays
+    for the other's registers. Scalar k needs neither: one k, and a
+    repeating pattern for small matrices.
+
+    Parameters
+    ----------
+    per_matrix
+        Whether k differs between matrices.
+    mat_size
+        Elements per matrix, R * C.
+    itemsize
+        Bytes per element.
+
+    Returns
+    -------
+    bool
+        True for the small-matrix kernel.
+    """
+    return per_matrix and mat_size * itemsize < CHUNK_BYTES
+
+
+def vector_kind(per_matrix: bool, small: bool) -> str:
+    """The vector kernel's kind, the key of `VECTOR_PARAMS`: ``"scalar"``,
+    ``"per_matrix"`` or ``"small"`` (per-matrix k, matrices under a chunk)."""
+    if not per_matrix:
+        return "scalar"
+    return "small" if small else "per_matrix"
 
 
 @dataclasses.dataclass(frozen=True)
@@ -236,6 +293,9 @@ class Launch:
         element path.
     start, stop
         The matrices (of the flattened batch) it fills.
+    small
+        The vector kernel for per-matrix k over matrices under one chunk
+        (`small_matrices`); False otherwise.
     """
 
     per_matrix: bool
@@ -245,6 +305,13 @@ class Launch:
     threads: int
     start: int
     stop: int
+    small: bool = False
+
+    @property
+    def kind(self) -> str:
+        """The vector kernel's kind (`vector_kind`); meaningless for the
+        element path."""
+        return vector_kind(self.per_matrix, self.small)
 
 
 def plan(
@@ -261,8 +328,11 @@ def plan(
     arithmetic, so an output of 2**31 or more elements whose matrices are
     smaller takes one launch per slice of whole matrices under 2**31
     elements; only matrices of 2**31 or more elements take the 64-bit
-    vector kernel. Pure Python: the CPU tests build the kernels' sources
-    and run their operations from exactly these decisions and constants.
+    vector kernel. Per-matrix k over matrices under one chunk takes the
+    vector kernel of its own (`small_matrices`), in 32-bit launches like
+    any output of matrices that small. Pure Python: the CPU tests build
+    the kernels' sources and run their operations from exactly these
+    decisions and constants.
 
     Parameters
     ----------
@@ -287,7 +357,7 @@ def plan(
     size = math.prod(shape)
     n_mats = size // mat_size
     per_matrix = k is None
-    if not use_vector(per_matrix, mat_size, itemsize, contiguous, address):
+    if not use_vector(itemsize, contiguous, address):
         wide = size >= _INT32_LIMIT
         scalars: tuple[tuple[str, int], ...] = (
             ("n_cols", n_cols),
@@ -296,6 +366,8 @@ def plan(
         if k is not None:
             scalars += (("k", k),)
         return (Launch(per_matrix, wide, False, scalars, 0, 0, n_mats),)
+    # Matrices under one chunk have fewer than 64 elements: never wide.
+    small = small_matrices(per_matrix, mat_size, itemsize)
     wide = mat_size >= _INT32_LIMIT
     per_launch = n_mats if wide else (_INT32_LIMIT - 1) // mat_size
     launches = []
@@ -306,9 +378,11 @@ def plan(
         elements = (stop - start) * mat_size
         threads = -(-(elements + head) * itemsize // CHUNK_BYTES)
         scalars = vector_scalars(
-            n_rows, n_cols, stop - start, k, 64 if wide else 32, head
+            n_rows, n_cols, stop - start, k, 64 if wide else 32, head, small
         )
-        launches.append(Launch(per_matrix, wide, True, scalars, threads, start, stop))
+        launches.append(
+            Launch(per_matrix, wide, True, scalars, threads, start, stop, small)
+        )
     return tuple(launches)
 
 

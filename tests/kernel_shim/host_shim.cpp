@@ -23,12 +23,16 @@
 //          listed matrices have a k, and an answer of MISSING means the
 //          operation looked up another one (a wrong batch index).
 //
-// Vector path (OP_VECTOR / OP_VECTOR_PER_MATRIX), one launch of `plan`:
-//   V <dtype> <bits> <B> <R> <C> <mode> <k...> threads=<t> <name>=<v> ...
+// Vector path (OP_VECTOR / OP_VECTOR_PER_MATRIX / OP_VECTOR_PER_SMALL_MATRIX),
+// one launch of `plan`:
+//   V <dtype> <bits> <B> <R> <C> <mode> <k...> threads=<t> [small=<w>]
+//     <name>=<v> ...
 //       (mode and k as for E; <name>=<v>: every scalar parameter of the
-//       kernel, `head` included.) Runs the operation for i in [0, t) on an
-//       output whose address is `head` elements past a 16-byte boundary,
-//       in a buffer filled with 0xA5.
+//       kernel, `head` included; small=<w,...>: the element widths in bytes
+//       for which `plan` chose the small-matrix kernel, per-matrix k only.)
+//       Runs the operation for i in [0, t) on an output whose address is
+//       `head` elements past a 16-byte boundary, in a buffer filled with
+//       0xA5; kk ends where an inaccessible page begins.
 //       -> hex of the buffer from 64 bytes before that boundary to 64 bytes
 //          past the output's end: guard, head padding, output, guard.
 //   O <dtype> <hex>
@@ -36,22 +40,30 @@
 //   M <R> <C> <k> <hex>
 //       The value mask of one R x C matrix with offset k (from NumPy:
 //       np.packbits(mask, bitorder="little")), for W. -> "ok".
-//   W <bits> <B> <R> <C> <mode> <k...> cycle=<c> <name>=<v> ...
+//   W <bits> <B> <R> <C> <mode> <k...> cycle=<c> [small=<w,...>]
+//     <name>=<v> ...
 //       For every dtype given by O: runs the vector operation as V does,
 //       with head = c % (16 / itemsize) and the thread count `plan` gives
-//       (per-matrix k only where plan takes the vector path: R*C*itemsize
-//       >= 64), then compares every byte with the M masks and the O bytes,
-//       and the guards with 0xA5.
+//       (per-matrix k: the small-matrix kernel for the widths in small=,
+//       the other per-matrix kernel for the rest; <name>=<v> are that one's
+//       parameters, a superset of the small kernel's), then compares every
+//       byte with the M masks and the O bytes, and the guards with 0xA5.
 //       -> "ok", or what differed first.
 //   X <dtype> <bits> <B> <R> <C> s <k> <name>=<v> ... ; <i_1> ... <i_n>
-//   X <dtype> <bits> <B> <R> <C> m <p> <b_1> <k_1> ... ; <i_1> ... <i_n>
+//   X <dtype> <bits> <B> <R> <C> m <p> <b_1> <k_1> ... [small=<w>]
+//     <name>=<v> ... ; <i_1> ... <i_n>
 //       Chunks i_j of a virtual output, through the header's per-thread
-//       functions (eyelike_chunk_of, eyelike_chunk_mask or, for a partial
-//       chunk, eyelike_vector_edge), never allocated.
+//       functions (eyelike_chunk_of, eyelike_chunk_mask or
+//       eyelike_small_chunk_mask or, for a partial chunk,
+//       eyelike_vector_edge), never allocated.
 //       -> per chunk "<first>:<count>:<hex of the values' bits, little>",
 //          space-separated; MISSING as for S.
 //   D <bits> <magic> <shift> <n_1> ... <n_m>
 //       -> eyelike_divide(n_j, magic, shift) for each n_j.
+//   F <B> <j>
+//       Reads element j of a fenced kk of B int32 offsets, as the vector
+//       commands place it. -> its value (0) for j < B; j = B must crash
+//       (SIGSEGV): the proof that the fence catches a read past kk's end.
 //
 // <dtype> is a NumPy dtype name, <bits> the index width (32: I = int and
 // U = unsigned int; 64: long long and unsigned long long). Input the host
@@ -68,6 +80,7 @@
 #include <iostream>
 #include <limits>
 #include <map>
+#include <set>
 #include <sstream>
 #include <string>
 #include <vector>
@@ -120,6 +133,12 @@ using complex = std::complex<X>;
   eyelike_vector_batched_k<T, U>(&out[0], (U)i, n, head, mat_size,           \
                                  mat_magic, mat_shift, step, step_magic,     \
                                  step_shift, comb, n_rows, &kk[0]);
+#endif
+#ifndef EYELIKE_OP_VECTOR_PER_SMALL_MATRIX
+#define EYELIKE_OP_VECTOR_PER_SMALL_MATRIX                                   \
+  eyelike_vector_batched_k_small<T, U>(&out[0], (U)i, n, head, mat_size,     \
+                                       mat_magic, mat_shift, step, comb,     \
+                                       n_rows, &kk[0]);
 #endif
 
 namespace {
@@ -226,6 +245,8 @@ struct Case {
   std::map<std::string, unsigned long long> scalars;
   long long threads = 0;
   long long cycle = 0;
+  // Element widths for which the host chose the small-matrix kernel.
+  std::set<std::size_t> small;
 };
 
 template <typename T, typename I>
@@ -298,6 +319,22 @@ class FencedOffsets {
   K* data_ = nullptr;
 };
 
+// Whether the host chose the small-matrix kernel for T, refusing what it
+// never sends: that kernel for scalar k or matrices of a chunk or more, the
+// other per-matrix one for matrices under a chunk.
+template <typename T>
+bool small_kernel(const Case& c) {
+  const bool small = c.small.count(sizeof(T)) != 0;
+  // R*C * sizeof(T) < 64, without overflow for virtual outputs.
+  const bool under =
+      c.R * c.C < static_cast<long long>(EYELIKE_CHUNK_BYTES / sizeof(T));
+  if (small && !c.per_matrix) fail("the small-matrix kernel is per-matrix k");
+  if (c.per_matrix && small != under)
+    fail(small ? "the small-matrix kernel for matrices of a chunk or more"
+               : "the per-matrix kernel for matrices under one chunk");
+  return small;
+}
+
 // Runs the vector operation for i in [0, threads) with `out` at `dst`, the
 // kernel's parameters bound to variables of their names (U-typed ones
 // narrowed as CuPy's uint32 parameters would be, refused if they do not
@@ -316,10 +353,18 @@ void run_vector_op(unsigned char* dst, const Case& c,
   const U mat_magic = u("mat_magic");
   const U mat_shift = u("mat_shift");
   const U step = u("step");
-  const U step_magic = u("step_magic");
-  const U step_shift = u("step_shift");
   const unsigned long long comb = scalar(c, "comb");
   FakeArray<T> out{reinterpret_cast<T*>(dst)};
+  if (small_kernel<T>(c)) {
+    const U n_rows = u("n_rows");
+    FakeArray<const K> kk{kk_store.data()};
+    for (std::ptrdiff_t i = 0; i < c.threads; ++i) {
+      EYELIKE_OP_VECTOR_PER_SMALL_MATRIX
+    }
+    return;
+  }
+  const U step_magic = u("step_magic");
+  const U step_shift = u("step_shift");
   if (c.per_matrix) {
     const U n_rows = u("n_rows");
     FakeArray<const K> kk{kk_store.data()};
@@ -390,7 +435,6 @@ std::string sweep_dtype(const Case& c, const std::string& dt, Case& run) {
   const auto& one = g_one.at(dt);
   if (one.size() != size) fail("O bytes of the wrong size for " + dt);
   const long long mat = c.R * c.C;
-  if (c.per_matrix && mat * static_cast<long long>(size) < 64) return "";
   // What `plan` gives for an address `head` elements past a boundary.
   const long long head = c.cycle % static_cast<long long>(16 / size);
   run.scalars["head"] = static_cast<unsigned long long>(head);
@@ -463,7 +507,8 @@ std::string sweep(const Case& c, long long bits) {
 // X: chunks of a virtual output through the header's per-thread functions.
 template <typename T, typename U, typename DiagsT>
 std::string sample_chunks(const eyelike_grid<U>& s, const DiagsT& diags,
-                          const std::vector<unsigned long long>& chunks) {
+                          const std::vector<unsigned long long>& chunks,
+                          bool small) {
   constexpr unsigned int n_chunk =
       EYELIKE_CHUNK_BYTES / static_cast<unsigned int>(sizeof(T));
   constexpr bool crosses = sizeof(U) == 4u;
@@ -476,7 +521,9 @@ std::string sample_chunks(const eyelike_grid<U>& s, const DiagsT& diags,
     if (c.full) {
       first = c.p - s.head;
       count = n_chunk;
-      const auto mask = eyelike_chunk_mask<n_chunk, crosses>(s, c.at, diags);
+      const auto mask =
+          small ? eyelike_small_chunk_mask<n_chunk>(s, c.at, diags)
+                : eyelike_chunk_mask<n_chunk, crosses>(s, c.at, diags);
       for (unsigned int d = 0; d < n_chunk; ++d) {
         if ((mask >> d) & 1u) bitsv[d / 8] |= static_cast<unsigned char>(1u << (d % 8));
       }
@@ -510,20 +557,28 @@ std::string run_sample_vector(const Case& c, long long bits,
     if (v > std::numeric_limits<U>::max()) fail("parameter too wide for U");
     return static_cast<U>(v);
   };
-  const eyelike_grid<U> s = {u("n"),          u("head"),       u("mat_size"),
-                             u("mat_magic"),  u("mat_shift"),  u("step"),
-                             u("step_magic"), u("step_shift"), scalar(c, "comb")};
+  const bool small = small_kernel<T>(c);
+  // The small-matrix kernel has no divider for S (it never divides by S).
+  const eyelike_grid<U> s = {u("n"),
+                             u("head"),
+                             u("mat_size"),
+                             u("mat_magic"),
+                             u("mat_shift"),
+                             u("step"),
+                             small ? U(0) : u("step_magic"),
+                             small ? U(0) : u("step_shift"),
+                             scalar(c, "comb")};
   if (!c.per_matrix) {
     const eyelike_same_diag<U> diags = {
         {u("lo"), u("end")}, scalar(c, "rep_lo"), scalar(c, "rep_hi")};
-    return sample_chunks<T, U>(s, diags, chunks);
+    return sample_chunks<T, U>(s, diags, chunks, false);
   }
   std::map<long long, K> known;
   bool missing = false;
   for (const auto& bk : c.kk) known[bk.first] = static_cast<K>(bk.second);
   const eyelike_batched_diag<U, SparseOffsets<K>> diags = {
       SparseOffsets<K>{&known, &missing}, u("n_rows"), s.step - 1u};
-  std::string answer = sample_chunks<T, U>(s, diags, chunks);
+  std::string answer = sample_chunks<T, U>(s, diags, chunks, small);
   return missing ? "MISSING" : answer;
 }
 
@@ -624,6 +679,12 @@ void read_named(std::istringstream& in, Case& c) {
     const std::string value = tok.substr(eq + 1);
     if (name == "threads") {
       c.threads = parse_ll(value);
+    } else if (name == "small") {
+      std::stringstream widths(value);
+      std::string w;
+      while (std::getline(widths, w, ',')) {
+        c.small.insert(static_cast<std::size_t>(parse_ull(w)));
+      }
     } else if (name == "cycle") {
       c.cycle = parse_ll(value);
     } else {
@@ -676,6 +737,18 @@ std::string handle(const std::string& line) {
       answer += std::to_string(q);
     }
     return answer;
+  }
+  if (kind == "F") {
+    Case f;
+    f.per_matrix = true;
+    f.B = read_ll(in);
+    const long long j = read_ll(in);
+    if (f.B <= 0 || j < 0 || j > f.B) fail("F reads kk[0 .. B]");
+    for (long long b = 0; b < f.B; ++b) f.kk[b] = 0;
+    const FencedOffsets<int> kk(f);
+    // volatile: the read happens, even though its value is known.
+    const volatile int* p = kk.data();
+    return std::to_string(p[j]);
   }
   Case c;
   if (kind == "W") {

@@ -5,8 +5,9 @@
 //   typedef <ctype> T; typedef <ctype> I;   <- global, before the preamble
 //   <preamble = eye.cuh>
 //   extern "C" __global__ void name(...) { CUPY_FOR(i, size) { op; } }
-// and instantiates the four operation strings (element and vector path,
-// scalar and per-matrix k) for every output type CuPy can ask for. The test
+// and instantiates the five operation strings (element path: scalar and
+// per-matrix k; vector path: scalar k, per-matrix k, per-matrix k over
+// small matrices) for every output type CuPy can ask for. The test
 // then reads the PTX (e.g. no 64-bit division with I=int / U=unsigned int).
 // test_kernel_nvrtc.py builds CuPy's own generated source with NVRTC; this
 // file checks the header under nvcc as well.
@@ -119,6 +120,12 @@ typedef unsigned long long U;
                                  mat_magic, mat_shift, step, step_magic,     \
                                  step_shift, comb, n_rows, &kk[0]);
 #endif
+#ifndef EYELIKE_OP_VECTOR_PER_SMALL_MATRIX
+#define EYELIKE_OP_VECTOR_PER_SMALL_MATRIX                                   \
+  eyelike_vector_batched_k_small<T, U>(&out[0], (U)i, n, head, mat_size,     \
+                                       mat_magic, mat_shift, step, comb,     \
+                                       n_rows, &kk[0]);
+#endif
 
 // One kernel per (output type, index type, operation). Local typedefs give
 // each kernel its own T / I / U, as each CuPy compilation unit would. The
@@ -145,6 +152,17 @@ typedef unsigned long long U;
     TT* out = _raw_out;                                                   \
     _Pragma("unroll 1") CUPY_FOR(i, _size) {                              \
       EYELIKE_OP_VECTOR_PER_MATRIX                                        \
+    }                                                                     \
+  }                                                                       \
+  extern "C" __global__ void eyelike_vector_small_##NAME(                 \
+      TT* _raw_out, ptrdiff_t _size, UU n, UU head, UU mat_size,          \
+      UU mat_magic, UU mat_shift, UU step, unsigned long long comb,       \
+      UU n_rows, const II* kk) {                                          \
+    typedef TT T;                                                         \
+    typedef UU U;                                                         \
+    TT* out = _raw_out;                                                   \
+    _Pragma("unroll 1") CUPY_FOR(i, _size) {                              \
+      EYELIKE_OP_VECTOR_PER_SMALL_MATRIX                                  \
     }                                                                     \
   }
 
