@@ -9,6 +9,8 @@ test runs the full inductor pipeline.
 
 from __future__ import annotations
 
+import subprocess
+import sys
 import warnings
 from collections.abc import Callable
 from typing import Any
@@ -108,3 +110,32 @@ def test_errors_still_raised_under_compile() -> None:
     compiled = torch.compile(bad, fullgraph=True, backend="eager")
     with pytest.raises(Exception, match="k must be an integer"):
         compiled(torch.zeros(3, 3))
+
+
+def test_first_call_compiled_in_a_fresh_process() -> None:
+    # Regression: eyelike's torch backend was made (and a dtype table
+    # filled) while torch.compile traced the process's first call, so the
+    # second call failed the guards on them and compiled again. eyelike is
+    # imported before torch here, as isort orders them.
+    # The per-matrix case first: it also imports array-api-compat's torch
+    # wrapper while tracing. One graph for each function.
+    code = (
+        "import eyelike, torch, warnings\n"
+        "warnings.simplefilter('ignore')\n"
+        "from torch._dynamo.utils import counters\n"
+        "def per_matrix(x):\n"
+        "    return x + eyelike.eye_like(x, k=torch.arange(x.shape[0]) % 3 - 1)\n"
+        "for fn in (per_matrix, lambda x: x + eyelike.eye_like(x)):\n"
+        "    f = torch.compile(fn, fullgraph=True, backend='eager')\n"
+        "    for _ in range(3):\n"
+        "        f(torch.zeros(4, 3, 3))\n"
+        "print(counters['stats']['unique_graphs'])\n"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", code],
+        capture_output=True,
+        text=True,
+        check=True,
+        timeout=300,
+    )
+    assert done.stdout.split()[-1] == "2", done.stdout

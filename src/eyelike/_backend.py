@@ -67,8 +67,16 @@ class Backend:
     shared_instance: ClassVar[Backend | None] = None
 
     def __init__(self, xp: Any, library: Any) -> None:
-        self.xp = xp
-        self.library = library
+        self._xp = xp
+        self._library = library
+
+    @property
+    def xp(self) -> Any:
+        return self._xp
+
+    @property
+    def library(self) -> Any:
+        return self._library
 
     def __repr__(self) -> str:
         return f"<eyelike backend {self.name}>"
@@ -212,6 +220,19 @@ class Backend:
         return np.asarray(x)
 
     # ------------------------------------------------------------- eye
+
+    def small_eye(self, shape: tuple[Any, ...], k: Any, dtype: Any, like: Any) -> Any:
+        """The common small call, built at once, or None for the general path.
+
+        Called before any validation with the caller's own arguments:
+        ``shape`` is ``(*batch_shape, n_rows, n_cols)``, ``like`` is
+        `eye_like`'s ``x`` (else None: no ``device`` and no ``out`` were
+        given). A backend may answer only where no check of the general path
+        could fail and it builds exactly what that path would: the tests
+        compare the two on every input the fuzzers make. By default it
+        always declines.
+        """
+        return None
 
     def eye(
         self,

@@ -15,7 +15,6 @@ from ._backend import Backend
 from ._dtypes import resolve as resolve_dtype
 from ._integers import batch_shape as _batch_shape
 from ._integers import dimension
-from ._numpy import eye_2d
 from ._offsets import clamped_offsets
 from ._out import check_out
 from ._registry import NUMPY, backend_of_array, backend_of_namespace
@@ -36,34 +35,6 @@ ArrayT = TypeVar("ArrayT")
 OutT = TypeVar("OutT")
 ShapeT = TypeVar("ShapeT", bound=tuple[int, ...])
 DTypeT = TypeVar("DTypeT", bound=np.dtype[Any])
-
-# Matrices up to this many elements can take the short path: they can never
-# overflow a size or exceed this machine's memory.
-_SMALL_ELEMENTS = 1 << 16
-
-
-def _small_numpy_eye(n_rows: Any, n_cols: Any, k: Any, dtype: Any) -> Any:
-    """The common tiny call (one small NumPy matrix), or None to take the
-    general path.
-
-    It takes only what the general path can accept without a check failing
-    (plain ints, a size that fits anywhere), so it returns what the general
-    path would; the one error it can raise, an unknown ``dtype``, is the
-    general path's first possible error for such arguments and comes from
-    the same resolution. ``tests/test_short_path.py`` holds it to that on
-    every input the fuzzers make.
-    """
-    if not (
-        type(n_rows) is int
-        and type(n_cols) is int
-        and type(k) is int
-        and 0 <= n_rows <= _SMALL_ELEMENTS
-        and 0 <= n_cols <= _SMALL_ELEMENTS
-        and n_rows * n_cols <= _SMALL_ELEMENTS
-    ):
-        return None
-    dt, _ = resolve_dtype(NUMPY, dtype, None)
-    return eye_2d(n_rows, n_cols, k, dt)
 
 
 def _validate_and_build(
@@ -267,15 +238,12 @@ def eye(
            [[0, 0],
             [1, 0]]])
     """
-    if (
-        out is None
-        and xp is None
-        and device is None
-        and chunks is None
-        and type(batch_shape) is tuple
-        and not batch_shape
-    ):
-        small = _small_numpy_eye(n_rows, n_rows if n_cols is None else n_cols, k, dtype)
+    if out is None and device is None and chunks is None and type(batch_shape) is tuple:
+        # The common small call, where the backend has a short path for it;
+        # finding the backend first is also the general path's first step.
+        backend = NUMPY if xp is None else backend_of_namespace(xp)
+        shape = (*batch_shape, n_rows, n_rows if n_cols is None else n_cols)
+        small = backend.small_eye(shape, k, dtype, None)
         if small is not None:
             return small
     return _general_eye(n_rows, n_cols, k, batch_shape, dtype, device, xp, out, chunks)
@@ -343,8 +311,8 @@ def eye_like(x: Any, /, *, k: Any = 0, dtype: Any = None, out: Any = None) -> An
            [1., 0., 0.]], dtype=float32)
     """
     if type(x) is np.ndarray and x.ndim == 2 and out is None:
-        rows, cols = x.shape
-        small = _small_numpy_eye(rows, cols, k, x.dtype if dtype is None else dtype)
+        want = x.dtype if dtype is None else dtype
+        small = NUMPY.small_eye(x.shape, k, want, None)
         if small is not None:
             return small
     return _general_eye_like(x, k, dtype, out)
@@ -355,8 +323,16 @@ def _general_eye_like(x: Any, k: Any, dtype: Any, out: Any) -> Any:
     backend = backend_of_array(x, "x")
     shape = backend.shape_of(x, "x")
     if len(shape) < 2:
-        msg = f"x must have rank >= 2 (batch dims, rows, cols); got shape {shape}"
+        msg = (
+            f"x must have rank >= 2 (batch dims, rows, cols); got shape {tuple(shape)}"
+        )
         raise ValueError(msg)
+    if out is None:
+        want = x.dtype if dtype is None else dtype
+        small = backend.small_eye(shape, k, want, x)
+        if small is not None:
+            return small
+    shape = tuple(shape)  # a plain tuple in messages (torch's is a torch.Size)
     if out is not None and backend_of_array(out, "out") is not backend:
         msg = f"out must be a {backend.name} array like x; got {type(out).__name__}"
         raise TypeError(msg)

@@ -29,6 +29,7 @@ import numpy as np
 from array_api_compat import is_numpy_namespace
 from numpy.lib.stride_tricks import as_strided
 
+from . import _dtypes, _size
 from ._backend import Backend
 
 __all__ = ["NumPyBackend", "eye", "eye_2d"]
@@ -79,6 +80,15 @@ class NumPyBackend(Backend):
         if not out.flags.writeable:
             msg = "out is read-only"
             raise ValueError(msg)
+
+    def small_eye(self, shape: tuple[Any, ...], k: Any, dtype: Any, like: Any) -> Any:
+        # One small matrix (the common tiny call): the one check that can
+        # fail for such arguments is the dtype's, the general path's first,
+        # from the same resolution.
+        if len(shape) != 2 or type(k) is not int or not _size.is_small(shape):
+            return None
+        dt, _ = _dtypes.resolve(self, dtype, None)
+        return eye_2d(shape[0], shape[1], k, dt)
 
     def eye(
         self,

@@ -125,7 +125,7 @@ def backend_of_array(x: Any, name: str = "x") -> Backend:
     # torch's tensors do not even reach the NumPy check).
     for cls in _OWNERS:
         if cls.owns_array_type(type(x)):
-            return _instance(cls, None)
+            return cls.shared_instance or _instance(cls, None)
     if type(x) is np.ndarray:
         return NUMPY
     found = _BY_ARRAY_TYPE.get(type(x))

@@ -9,14 +9,14 @@ from __future__ import annotations
 
 import math
 import os
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from ._integers import INT64_MAX
 
 if TYPE_CHECKING:
     from ._backend import Backend
 
-__all__ = ["check", "physical_memory", "refuse_span"]
+__all__ = ["SMALL_ELEMENTS", "check", "is_small", "physical_memory", "refuse_span"]
 
 
 def _read_physical_memory() -> int:
@@ -34,6 +34,26 @@ _PHYSICAL_MEMORY = _read_physical_memory()
 def physical_memory() -> int:
     """This machine's main memory in bytes (2**63 - 1 where unknown)."""
     return _PHYSICAL_MEMORY
+
+
+# Outputs whose dimensions are plain ints multiplying (zeros left out) to
+# at most this many elements pass every size check on any machine: at most
+# 1 MiB in the widest dtype, and no scratch. Backends' short paths
+# (`Backend.small_eye`) take only these.
+SMALL_ELEMENTS = 1 << 16
+
+
+def is_small(shape: tuple[Any, ...]) -> bool:
+    """Whether ``shape`` is plain non-negative ints within `SMALL_ELEMENTS`
+    (the zero dimensions left out of the product, since they still cost
+    strides)."""
+    n = 1
+    for d in shape:
+        if type(d) is not int or d < 0:
+            return False
+        if d:
+            n *= d
+    return n <= SMALL_ELEMENTS
 
 
 def refuse_span(shape: tuple[int, ...], span: int, unit: str) -> None:

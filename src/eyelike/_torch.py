@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import itertools
 import math
+import sys
 from types import ModuleType
 from typing import Any
 
@@ -13,6 +14,7 @@ import numpy as np
 
 from . import _dtypes, _size
 from ._backend import Backend
+from ._size import is_small
 
 __all__ = ["TorchBackend"]
 
@@ -41,28 +43,45 @@ class TorchBackend(Backend):
     def owns_array_type(array_type: type) -> bool:
         # By name, so torch need not be imported to ask (and nothing mutable
         # is read, which torch's compiler would guard each call on).
-        return any(
-            c.__name__ == "Tensor" and c.__module__ == "torch"
-            for c in array_type.__mro__
-        )
+        if array_type.__name__ == "Tensor" and array_type.__module__ == "torch":
+            return True  # torch.Tensor itself: no loop for torch.compile to guard
+        for c in array_type.__mro__[1:]:  # a subclass (nn.Parameter...)
+            if c.__name__ == "Tensor" and c.__module__ == "torch":
+                return True
+        return False
+
+    # No state at all, and made when eyelike is imported: torch.compile
+    # traces this backend, and guards each compiled call on what tracing
+    # read, so an instance made (or a table filled) on the first compiled
+    # call would fail those guards on the second and compile it again.
+    # torch is read from sys.modules (~0.1 us; an import statement costs
+    # twice that, and torch.compile refuses importlib): a tensor or torch
+    # namespace in hand, or torch.compile running, means it is there.
+
+    def __init__(self) -> None:
+        super().__init__(None, None)
 
     @classmethod
     def for_namespace(cls, xp: ModuleType | None) -> Backend:
-        # Import statements, not importlib: torch.compile traces this when a
-        # compiled function meets eyelike first, and refuses importlib.
+        return _BACKEND
+
+    @property
+    def xp(self) -> Any:
+        # An import statement: this wrapper may first be imported while
+        # torch.compile traces, and a sys.modules miss read there would be a
+        # guard that fails at once. (Only the general path reads it.)
         import array_api_compat.torch as compat
+
+        return compat
+
+    @property
+    def library(self) -> Any:
+        found = sys.modules.get("torch")
+        if found is not None:
+            return found
         import torch
 
-        return cls(compat, torch)
-
-    def __init__(self, xp: Any, library: Any) -> None:
-        super().__init__(xp, library)
-        names = set(_dtypes.STANDARD_NAMES + _dtypes.EXTRA_NAMES) - _dtypes.NO_ZERO
-        self._everywhere = frozenset(
-            dt
-            for name in names
-            if isinstance(dt := getattr(library, name, None), library.dtype)
-        )
+        return torch
 
     def resolve_device(self, device: Any) -> Any:
         torch = self.library
@@ -78,8 +97,8 @@ class TorchBackend(Backend):
 
     def shape_of(self, x: Any, name: str) -> tuple[int, ...]:
         # Always known; under torch.compile(dynamic=True) its entries are
-        # symbolic ints, which stay symbolic here.
-        return tuple(x.shape)
+        # symbolic ints, which stay symbolic here. A torch.Size is a tuple.
+        return x.shape  # type: ignore[no-any-return]
 
     def device_of(self, x: Any) -> Any:
         return x.device
@@ -97,9 +116,14 @@ class TorchBackend(Backend):
         # Under torch.compile every table lookup would become a guard checked
         # on each compiled call; torch has all of these dtypes on these
         # devices, so a set membership decides.
+        torch = self.library
+        if dtype is None:
+            # Read on every call, never cached: torch.set_default_dtype
+            # changes it at any time.
+            dtype = torch.get_default_dtype()
         if (
-            type(dtype) is self.library.dtype
-            and dtype in self._everywhere
+            type(dtype) is torch.dtype
+            and _plain_dtype(torch, dtype)
             and (device is None or device.type in ("cpu", "cuda", "meta"))
         ):
             return dtype, dtype.itemsize
@@ -147,6 +171,31 @@ class TorchBackend(Backend):
         except TypeError:  # bfloat16, float8: NumPy has no such type
             return np.asarray(x.to(self.library.float32).numpy())
 
+    def small_eye(self, shape: tuple[Any, ...], k: Any, dtype: Any, like: Any) -> Any:
+        # torch.eye(3) costs about 2 us, less than the general path's checks:
+        # a plain int k, a dtype `native_dtype` takes at once, and a small
+        # size on a CPU, CUDA or meta device pass every one of them.
+        # dtype None stays None: torch's default (a floating type, so plain).
+        torch = self.library
+        if type(k) is not int or not (
+            dtype is None or (type(dtype) is torch.dtype and _plain_dtype(torch, dtype))
+        ):
+            return None
+        if like is None:
+            if not is_small(shape):
+                return None
+            return _scalar_k(torch, shape, k, dtype, None, None)
+        # ``like`` exists, so torch can make its shape: only the size counts
+        # (not symbolic, as under torch.compile(dynamic=True), nor empty).
+        n = like.numel()
+        if (
+            type(n) is not int
+            or not 0 < n <= _size.SMALL_ELEMENTS
+            or not (like.is_cpu or like.is_cuda or like.is_meta)
+        ):
+            return None
+        return _scalar_k(torch, shape, k, dtype, like.device, None)
+
     def eye(
         self,
         shape: tuple[int, ...],
@@ -158,33 +207,51 @@ class TorchBackend(Backend):
         chunks: Any = None,
         like: Any = None,
     ) -> Any:
-        torch = self.library
-        n_rows, n_cols = shape[-2:]
-        batch = shape[:-2]
         if not isinstance(k, int):
-            return _per_matrix(torch, shape, k, dtype, device, out)
-        if batch and n_rows * n_cols > _SMALL_MATRIX:
-            # A large matrix is not worth a template: write in place.
-            if out is None:
-                out = torch.zeros(shape, dtype=dtype, device=device)
-            else:
-                out.zero_()
-            if out.numel():
-                out.diagonal(k, -2, -1).fill_(1)
-            return out
-        # One matrix, made by torch's own eye where it can (one kernel: the
-        # cheapest call torch has), then copied over the batch: torch's own
-        # idiom, faster than zeros plus a strided diagonal fill.
-        if k == 0 and not _wide_unsigned(dtype):
-            matrix = torch.eye(n_rows, n_cols, dtype=dtype, device=device)
-        else:  # torch.eye has no offset, nor uint16-64 on the CPU
-            matrix = torch.zeros((n_rows, n_cols), dtype=dtype, device=device)
-            if -n_rows < k < n_cols:
-                matrix.diagonal(k).fill_(1)
-        if out is not None:
-            return out.copy_(matrix)  # broadcast over the batch: one pass
-        # ``clone`` of an expanded view: a fresh, contiguous, writeable batch.
-        return matrix.expand(shape).clone() if batch else matrix
+            return _per_matrix(self.library, shape, k, dtype, device, out)
+        return _scalar_k(self.library, shape, k, dtype, device, out)
+
+
+_BACKEND = TorchBackend()
+TorchBackend.shared_instance = _BACKEND
+
+
+def _scalar_k(
+    torch: Any, shape: tuple[int, ...], k: int, dtype: Any, device: Any, out: Any
+) -> Any:
+    """One offset for every matrix (``dtype``, ``device`` None: torch's
+    defaults)."""
+    # Indexed, not sliced: slicing a torch.Size costs ~0.2 us each time.
+    n_rows, n_cols = shape[-2], shape[-1]
+    batch = len(shape) > 2
+    if batch and n_rows * n_cols > _SMALL_MATRIX:
+        # A large matrix is not worth a template: write in place.
+        if out is None:
+            out = torch.zeros(shape, dtype=dtype, device=device)
+        else:
+            out.zero_()
+        if out.numel():
+            out.diagonal(k, -2, -1).fill_(1)
+        return out
+    # One matrix, made by torch's own eye where it can (one kernel: the
+    # cheapest call torch has), then copied over the batch: torch's own
+    # idiom, faster than zeros plus a strided diagonal fill.
+    if k == 0 and dtype is None and device is None:
+        # No keywords: torch parses each, at ~0.25 us, as much as the rest.
+        matrix = torch.eye(n_rows, n_cols)
+    elif k == 0 and (
+        dtype is None or dtype.is_floating_point or not _wide_unsigned(dtype)
+    ):
+        matrix = torch.eye(n_rows, n_cols, dtype=dtype, device=device)
+    else:  # torch.eye has no offset, nor uint16-64 on the CPU
+        matrix = torch.zeros((n_rows, n_cols), dtype=dtype, device=device)
+        if -n_rows < k < n_cols:
+            matrix.diagonal(k).fill_(1)
+    if out is not None:
+        return out.copy_(matrix)  # broadcast over the batch: one pass
+    # ``clone`` of an expanded view: a fresh, contiguous, writeable batch.
+    # (The sizes one by one: a torch.Size or tuple costs torch ~2 us more.)
+    return matrix.expand(*shape).clone() if batch else matrix
 
 
 def _per_matrix(
@@ -228,6 +295,29 @@ def _per_matrix(
     where = (*torch.unravel_index(matrix, batch), r0[matrix] + step, c0[matrix] + step)
     result[where] = 1
     return result
+
+
+def _plain_dtype(torch: Any, dtype: Any) -> bool:
+    """One of torch's numeric or bool dtypes that it has on CPU, CUDA and
+    meta devices alike, known from the dtype's own properties and identity
+    (constants under torch.compile, where a set or table read would be a
+    guard checked on every compiled call). The float8 types and any other
+    are looked up in the namespace's table instead."""
+    if dtype.is_floating_point:
+        return bool(dtype.itemsize > 1)  # float16, bfloat16, float32, float64
+    if dtype.is_complex:
+        return bool(dtype.itemsize > 4)  # complex64, complex128 (not complex32)
+    return dtype in (
+        torch.bool,
+        torch.int8,
+        torch.int16,
+        torch.int32,
+        torch.int64,
+        torch.uint8,
+        torch.uint16,
+        torch.uint32,
+        torch.uint64,
+    )
 
 
 def _wide_unsigned(dtype: Any) -> bool:
