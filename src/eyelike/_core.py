@@ -36,6 +36,10 @@ OutT = TypeVar("OutT")
 ShapeT = TypeVar("ShapeT", bound=tuple[int, ...])
 DTypeT = TypeVar("DTypeT", bound=np.dtype[Any])
 
+# One name (under torch.compile, one guard on each compiled call; np.ndarray
+# is two: the module, then its attribute).
+_NDARRAY = np.ndarray
+
 
 def _validate_and_build(
     backend: Backend,
@@ -310,7 +314,7 @@ def eye_like(x: Any, /, *, k: Any = 0, dtype: Any = None, out: Any = None) -> An
     array([[0., 0., 0.],
            [1., 0., 0.]], dtype=float32)
     """
-    if type(x) is np.ndarray and x.ndim == 2 and out is None:
+    if type(x) is _NDARRAY and x.ndim == 2 and out is None:
         want = x.dtype if dtype is None else dtype
         small = NUMPY.small_eye(x.shape, k, want, None)
         if small is not None:

@@ -21,6 +21,9 @@ __all__ = ["TorchBackend"]
 # Matrices up to this many elements are made once and copied over a batch;
 # the template is then at most 4 MiB beside the output (complex128).
 _SMALL_MATRIX = 1 << 18
+# What the short path takes (a name here: one guard under torch.compile,
+# where reading it through its module is two).
+_SMALL_ELEMENTS = _size.SMALL_ELEMENTS
 # Per-matrix offsets are written by index up to this many ones (scratch about
 # 48 MiB), by a mask beyond.
 _INDEXED_ONES = 1 << 20
@@ -190,7 +193,7 @@ class TorchBackend(Backend):
         n = like.numel()
         if (
             type(n) is not int
-            or not 0 < n <= _size.SMALL_ELEMENTS
+            or not 0 < n <= _SMALL_ELEMENTS
             or not (like.is_cpu or like.is_cuda or like.is_meta)
         ):
             return None
@@ -303,21 +306,25 @@ def _plain_dtype(torch: Any, dtype: Any) -> bool:
     (constants under torch.compile, where a set or table read would be a
     guard checked on every compiled call). The float8 types and any other
     are looked up in the namespace's table instead."""
+    # Comparisons, not bool(): each builtin read is one more guard.
+    plain: bool
     if dtype.is_floating_point:
-        return bool(dtype.itemsize > 1)  # float16, bfloat16, float32, float64
-    if dtype.is_complex:
-        return bool(dtype.itemsize > 4)  # complex64, complex128 (not complex32)
-    return dtype in (
-        torch.bool,
-        torch.int8,
-        torch.int16,
-        torch.int32,
-        torch.int64,
-        torch.uint8,
-        torch.uint16,
-        torch.uint32,
-        torch.uint64,
-    )
+        plain = dtype.itemsize > 1  # float16, bfloat16, float32, float64
+    elif dtype.is_complex:
+        plain = dtype.itemsize > 4  # complex64, complex128 (not complex32)
+    else:
+        plain = dtype in (
+            torch.bool,
+            torch.int8,
+            torch.int16,
+            torch.int32,
+            torch.int64,
+            torch.uint8,
+            torch.uint16,
+            torch.uint32,
+            torch.uint64,
+        )
+    return plain
 
 
 def _wide_unsigned(dtype: Any) -> bool:
