@@ -179,7 +179,10 @@ class TorchBackend(Backend):
         # a plain int k, a dtype `native_dtype` takes at once, and a small
         # size on a CPU, CUDA or meta device pass every one of them.
         # dtype None stays None: torch's default (a floating type, so plain).
-        torch = self.library
+        # An import statement, not `self.library`: under torch.compile that
+        # property is a chain of ten guards checked on every call, this one.
+        import torch
+
         if type(k) is not int or not (
             dtype is None or (type(dtype) is torch.dtype and _plain_dtype(torch, dtype))
         ):
