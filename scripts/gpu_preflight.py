@@ -27,8 +27,9 @@ from typing import Any
 
 # The GPU tests import these; without them their modules skip whole.
 REQUIRED = ["pytest", "hypothesis", "array_api_compat", "dask.array"]
-# The benchmark's peers on the same GPU; without them it runs CuPy alone.
-OPTIONAL = ["torch", "jax", "pynvml"]
+# The benchmark's peers on the same GPU (without them it runs CuPy alone),
+# its SM clock reader, and bfloat16 (without ml_dtypes that case is skipped).
+OPTIONAL = ["torch", "jax", "pynvml", "ml_dtypes"]
 
 
 def _fail(why: str) -> int:

@@ -39,6 +39,9 @@ BUDGET = 4.0  # SASS instructions per byte written
 VECTOR = [v for v in kb.variants() if v.layout.startswith("vector")]
 ELEMENT = [kb.Variant(dtype, False, True, "contiguous") for dtype in kb.DTYPES]
 SMALL_FROM = 16  # bytes per matrix from which the small kernel is in budget
+# Instructions per byte of memory traffic above which an H200 would be
+# limited by instruction issue rather than memory (33e12 / 4.3e12).
+ISSUE_BOUND = 7.8
 
 
 @pytest.fixture(scope="session")
@@ -137,6 +140,11 @@ def test_sass_small_matrices_per_matrix_cost(
             assert worst <= BUDGET * _cupy.CHUNK_BYTES, (mat_size, x, y)
         # Per byte: worst / 64 against element / itemsize.
         assert worst <= element * chunk, (mat_size, x, y, element)
+        # Below SMALL_FROM the chunk also reads a k (4 bytes: 32-bit
+        # launches only) per matrix it touches: per byte of that traffic
+        # too, the kernel stays memory-bound, not issue-bound.
+        traffic = _cupy.CHUNK_BYTES + 4 * matrices_touched(mat_size, chunk)
+        assert worst <= ISSUE_BOUND * traffic, (mat_size, x, y)
 
 
 @pytest.mark.parametrize("variant", VECTOR, ids=lambda v: f"sass-shape-{v.id}")
@@ -190,12 +198,15 @@ def test_sass_table_small_matrices(sass: dict[kb.Variant, str]) -> None:
     Y per matrix the chunk touches; per byte for 1 x 1 matrices (a chunk
     touches one per element) and the element path's per byte, which these
     outputs took before; the smallest matrix, in bytes, from which every
-    size is within 4 per byte ("any size" when a 1 x 1 matrix is)."""
+    size is within 4 per byte ("any size" when a 1 x 1 matrix is); the most
+    per byte of memory traffic (written, and 4 bytes of k read per matrix
+    touched) at any size."""
     print(
         "\n| dtype | per chunk, m matrices touched | 1 x 1 matrices, per byte "
-        "| within 4 per byte from | element path, per byte |"
+        "| within 4 per byte from | element path, per byte "
+        "| most per byte of traffic |"
     )
-    print("|---|---|---|---|---|")
+    print("|---|---|---|---|---|---|")
     for dtype in kb.DTYPES:
         variant = kb.Variant(dtype, False, True, "vector-small")
         x, y = small_cost(variant, sass[variant])
@@ -208,10 +219,14 @@ def test_sass_table_small_matrices(sass: dict[kb.Variant, str]) -> None:
             if all(worst[n] <= BUDGET * _cupy.CHUNK_BYTES for n in worst if n >= m)
         )
         element = element_per_element(dtype, sass) / itemsize
+        traffic = max(
+            worst[m] / (_cupy.CHUNK_BYTES + 4 * matrices_touched(m, chunk))
+            for m in worst
+        )
         print(
             f"| {dtype} | {x} + {y} m | {worst[1] / _cupy.CHUNK_BYTES:.1f} "
             f"| {f'{within * itemsize} B' if within > 1 else 'any size'} "
-            f"| {element:.1f} |"
+            f"| {element:.1f} | {traffic:.2f} |"
         )
 
 

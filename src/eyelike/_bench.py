@@ -623,7 +623,7 @@ def _plot(rows: list[dict[str, Any]], path: str) -> Any:
 
 
 def _seconds(text: str) -> float:
-    """``--budget``: a finite, non-negative number of seconds."""
+    """``--budget``, ``--time-limit``: a finite, non-negative number of seconds."""
     try:
         value = float(text)
     except ValueError:
@@ -692,6 +692,8 @@ examples:
   eyelike bench --quick --numpy-only             a few seconds
   eyelike bench --json docs/bench-cpu.json --plot docs/bench-cpu.png
   eyelike bench --backend cupy --json gpu.json   the GPU table
+  eyelike bench --backend cupy --time-limit 120 --json gpu.json
+                                                 the same, within 2 minutes
 
 --plot and --json are checked before anything runs; a usage error exits with
 status 2."""
@@ -754,6 +756,18 @@ def _parser() -> argparse.ArgumentParser:
             "CuPy, PyTorch and JAX against their own idioms (CUDA events)"
         ),
     )
+    parser.add_argument(
+        "--time-limit",
+        type=_seconds,
+        default=None,
+        metavar="SECONDS",
+        help=(
+            "start no case, and end a running case's rounds, once SECONDS "
+            "have passed since the command started; the cases left out are "
+            "listed as not run (GPU table only; --json is rewritten after "
+            "every case)"
+        ),
+    )
     return parser
 
 
@@ -774,8 +788,11 @@ def main(argv: Sequence[str] | None = None) -> int:
         matplotlib, a file that cannot be written) exits with status 2
         before anything runs (``SystemExit``).
     """
+    started = time.monotonic()
     parser = _parser()
     args = parser.parse_args(argv)
+    if args.backend != "cupy" and args.time_limit is not None:
+        parser.error("--time-limit: for the GPU table only (--backend cupy)")
     if args.backend == "cupy":
         cpu_only = [
             option
@@ -800,7 +817,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     # not spin on the cores while the next peer is timed.
     os.environ.setdefault("OMP_WAIT_POLICY", "PASSIVE")
     if args.backend == "cupy":
-        return _main_gpu(args)
+        return _main_gpu(args, started)
     cases = _cases()
     if args.quick:
         cases = [c for c in cases if c.nbytes < 1 << 22]
@@ -817,7 +834,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     return 0
 
 
-def _main_gpu(args: argparse.Namespace) -> int:
+def _main_gpu(args: argparse.Namespace, started: float) -> int:
     try:
         import cupy
 
@@ -828,11 +845,16 @@ def _main_gpu(args: argparse.Namespace) -> int:
     if count == 0:
         print("eyelike bench: no CUDA device", file=sys.stderr)
         return 2
-    from ._bench_gpu import run_gpu, table
+    from ._bench_gpu import run_gpu, table, write_json
 
-    rows = run_gpu()
+    def on_case(rows: list[dict[str, Any]]) -> None:
+        if args.json:  # every finished case on disk, should the run be killed
+            write_json(args.json, rows, complete=False)
+
+    limit = args.time_limit
+    deadline = None if limit is None else started + limit
+    rows = run_gpu(deadline=deadline, on_case=on_case)
     print(table(rows))
     if args.json:
-        with open(args.json, "w", encoding="utf-8") as f:
-            json.dump({"rows": rows}, f, indent=1)
+        write_json(args.json, rows, complete=True)
     return 0

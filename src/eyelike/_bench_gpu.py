@@ -31,15 +31,30 @@ How it times, and why:
   round's ratio, so drift cancels and no peer always pays a clock ramp.
 * Correct first: each peer's output is checked on the device before it is
   timed (type, shape, dtype, on the GPU; exactly as many non-zeros as the
-  diagonal has and every diagonal element 1, or all zeros for the limit),
-  with the memory it will likely reuse poisoned first where the library
-  allows. A peer that fails a check is not timed: its row carries the
-  error, and the run goes on.
+  diagonal has and every element where it lies 1, or all zeros for the
+  limit; bfloat16 by its bits), with the memory it will likely reuse
+  poisoned first where the library allows. A peer that fails a check is not
+  timed: its row carries the error, and the run goes on.
+* Cases (`CASES`), most important first: the 256 MiB float32 batch on all
+  three libraries; per-matrix k on CuPy over 64 x 64 matrices (the regular
+  per-matrix vector kernel) and over matrices under 64 bytes (the
+  small-matrix kernel, at 1 and 4 bytes), against zeros + a fancy-index
+  write of the ones and the mask ``cols - rows == k`` written into the
+  output; the 3 x 3 latency case; every other dtype at 256 MiB on CuPy
+  (eyelike, the limit, zeros + diagonal; fewer rounds); torch and JAX on
+  bool, uint8, float16 and float64; then 1 GiB outputs.
+* Time limit (``deadline``): a case starts only if the time left covers a
+  fifth more than the longest case of its kind so far, and a running case
+  stops its rounds at the deadline (after one at least). The cases left out
+  have rows saying "not run: out of time". Each case's rows are printed as
+  it ends, and ``on_case`` writes the file, so a kill loses no finished case.
 """
 
 from __future__ import annotations
 
+import dataclasses
 import importlib
+import json
 import math
 import os
 import random
@@ -53,10 +68,12 @@ from typing import Any
 import numpy as np
 
 from . import eye, eye_like
+from ._dtypes import ITEMSIZE
 
-__all__ = ["run_gpu", "table"]
+__all__ = ["CASES", "Case", "run_cases", "run_gpu", "table", "write_json"]
 
 ROUNDS = 15  # timings per peer and case; medians over these
+CORE_ROUNDS = 9  # the same for the cheap cases that cover every dtype
 LATENCY_SAMPLES = 2  # single synchronised calls per peer and round
 TARGET_S = 0.004  # GPU time one timing of back-to-back calls should span
 MAX_CALLS = 2000
@@ -68,42 +85,113 @@ HEAT_BYTES = 1 << 30
 SENTINEL = 7  # poison: a value no eye contains
 
 
+LIBRARIES = ("cupy", "torch", "jax")
+
+
+def dtype_of(name: str) -> np.dtype[Any]:
+    """The NumPy dtype of a case's dtype name (bfloat16: ml_dtypes')."""
+    if name == "bfloat16":
+        import ml_dtypes
+
+        bf16: np.dtype[Any] = np.dtype(ml_dtypes.bfloat16)
+        return bf16
+    return np.dtype(name)
+
+
 @dataclass(frozen=True)
 class Case:
-    """One output shape and dtype."""
+    """One output shape and dtype, its k, and who takes part.
+
+    ``per_matrix``: k is one int per matrix, ``b % (2n + 1) - n`` for matrix
+    b of the flattened batch, so the batch cycles through every clamped k
+    from -n to n (the first and last give all zeros). ``libs``: the
+    libraries that take part. ``peers``: "all" for every idiom, "core" for
+    eyelike, the limit and ``zeros`` + diagonal write only (the cheap cases
+    that cover every dtype). ``rounds``: timings per peer.
+    """
 
     batch: tuple[int, ...]
     n: int
     dtype: str
+    per_matrix: bool = False
+    libs: tuple[str, ...] = LIBRARIES
+    peers: str = "all"
+    rounds: int = ROUNDS
 
     @property
     def shape(self) -> tuple[int, ...]:
         return (*self.batch, self.n, self.n)
 
     @property
+    def np_dtype(self) -> np.dtype[Any]:
+        return dtype_of(self.dtype)
+
+    @property
     def nbytes(self) -> int:
-        return math.prod(self.shape) * np.dtype(self.dtype).itemsize
+        # From the table, not the dtype: bfloat16's needs ml_dtypes.
+        return math.prod(self.shape) * ITEMSIZE[self.dtype]
+
+    @property
+    def matrices(self) -> int:
+        return math.prod(self.batch)
 
     @property
     def ones(self) -> int:
         """How many elements of the output are 1."""
-        return math.prod(self.batch) * self.n
+        if not self.per_matrix:
+            return self.matrices * self.n
+        # Matrix b has k = b % (2n + 1) - n, so n - |k| ones.
+        per_k = [self.n - abs(j - self.n) for j in range(2 * self.n + 1)]
+        cycles, rest = divmod(self.matrices, len(per_k))
+        return cycles * sum(per_k) + sum(per_k[:rest])
+
+    def offsets(self, xp: Any) -> Any:
+        """The per-matrix k as an int32 array of ``xp``, of the batch's shape."""
+        b = xp.arange(self.matrices, dtype=xp.int32)
+        return (b % (2 * self.n + 1) - self.n).reshape(self.batch)
 
     @property
     def name(self) -> str:
-        return f"{'x'.join(map(str, self.shape))} {self.dtype}"
+        k = f" k=b%{2 * self.n + 1}-{self.n}" if self.per_matrix else ""
+        return f"{'x'.join(map(str, self.shape))} {self.dtype}{k}"
 
 
-# Tiny (latency-bound), the 64x64 batch in several dtypes (256 MiB to 1 GiB),
-# and one 1 GiB matrix.
+def _mib256(dtype: str, **options: Any) -> Case:
+    """A batch of 64 x 64 matrices of exactly 256 MiB in ``dtype``."""
+    return Case(((1 << 28) // (4096 * ITEMSIZE[dtype]),), 64, dtype, **options)
+
+
+_CUPY = ("cupy",)
+# Every dtype eyelike's CuPy backend makes, but float32 (the first case).
+_OTHERS = (
+    "bool", "int8", "uint8", "int16", "uint16", "float16", "bfloat16", "int32",
+    "uint32", "int64", "uint64", "float64", "complex64", "complex128",
+)  # fmt: skip
+# Most important first: cases left when the time limit comes are not run.
+# 1. The GPU targets (>= 90% of zeros in every dtype, ahead of every
+#    idiom): the 256 MiB float32 batch on every library; per-matrix k (the
+#    regular vector kernel, then the small-matrix kernel at 1 and 4 bytes);
+#    the latency case; every other dtype at 256 MiB on CuPy (eyelike, the
+#    limit, zeros + diagonal); torch and JAX on the dtypes both have.
+# 2. Larger outputs: a 1 GiB batch and a 1 GiB matrix, and per-matrix k over
+#    4 x 4 float32 matrices (64 bytes: one chunk each, the regular kernel).
 CASES = [
+    _mib256("float32"),
+    _mib256("float32", per_matrix=True, libs=_CUPY),
     Case((), 3, "float32"),
+    Case((1 << 24,), 4, "uint8", per_matrix=True, libs=_CUPY),
+    Case((1 << 23,), 3, "float32", per_matrix=True, libs=_CUPY),
+    *(
+        _mib256(dtype, libs=_CUPY, peers="core", rounds=CORE_ROUNDS)
+        for dtype in _OTHERS
+    ),
+    *(
+        _mib256(dtype, libs=("torch", "jax"))
+        for dtype in ("bool", "uint8", "float16", "float64")
+    ),
     Case((65536,), 64, "float32"),
-    Case((65536,), 64, "bool"),
-    Case((65536,), 64, "uint8"),
-    Case((32768,), 64, "float16"),
-    Case((16384,), 64, "float64"),
     Case((), 16384, "float32"),
+    Case((1 << 24,), 4, "float32", per_matrix=True, libs=_CUPY),
 ]
 
 
@@ -164,11 +252,31 @@ def _count_error(
         return f"got shape {shape} dtype {dtype}"
     if zeros:  # the limit peer: a memset to 0
         return "" if nonzero == 0 else f"{nonzero} non-zeros in zeros"
-    # Exactly c.ones non-zeros and all c.ones diagonal elements equal to 1:
-    # then the non-zeros are the diagonal's ones, and the rest is 0.
+    # Exactly c.ones non-zeros and all c.ones elements where the diagonal
+    # lies equal to 1: then the non-zeros are the diagonal's ones, and the
+    # rest is 0.
     if nonzero != c.ones or not diagonal_ones:
         return f"{nonzero} non-zeros (want {c.ones}), diagonal all 1: {diagonal_ones}"
     return ""
+
+
+def _comparable(xp: Any, got: Any) -> tuple[Any, int]:
+    """``got`` as an array whose elements compare to an int, and the value
+    of 1 there: bfloat16 as its bits (uint16, 1.0 is 0x3F80), so that the
+    check needs no bfloat16 comparison or reduction from the library."""
+    if got.dtype.name == "bfloat16":
+        return got.view(xp.uint16), 0x3F80
+    return got, 1
+
+
+def _diagonal_ones(xp: Any, got: Any, case: Case) -> bool:
+    """Whether every element where the case's diagonal lies is 1."""
+    values, one = _comparable(xp, got)
+    if not case.per_matrix:
+        return bool((xp.diagonal(values, 0, -2, -1) == one).all())
+    rows = xp.arange(case.n)
+    where = (rows[None, :] - rows[:, None]) == case.offsets(xp)[..., None, None]
+    return int(xp.count_nonzero((values == one) & where)) == case.ones
 
 
 class CuPyLib(Lib):
@@ -206,17 +314,26 @@ class CuPyLib(Lib):
     def free_memory(self) -> None:
         self.cp.get_default_memory_pool().free_all_blocks()
 
+    def skip(self, case: Case) -> str:
+        try:
+            case.np_dtype  # noqa: B018 (bfloat16 needs ml_dtypes)
+        except ImportError as exc:
+            return f"{case.dtype} needs ml_dtypes: {_text(exc)}"
+        return ""
+
     def check(self, got: Any, case: Case, zeros: bool) -> str:
         cp = self.cp
         if not isinstance(got, cp.ndarray):
             return f"not a CuPy array: {type(got).__name__}"
-        nonzero = int(cp.count_nonzero(got))
-        ones = bool((cp.diagonal(got, 0, -2, -1) == 1).all())
+        nonzero = int(cp.count_nonzero(_comparable(cp, got)[0]))
+        ones = _diagonal_ones(cp, got, case)
         return _count_error(got.shape, got.dtype.name, nonzero, ones, case, zeros)
 
     def peers(self, case: Case) -> list[Peer]:
-        cp, n, batch, dt, shape = self.cp, case.n, case.batch, case.dtype, case.shape
-        x = cp.empty(shape, dt)  # eye_like's template; its values are never read
+        cp, n, batch, shape = self.cp, case.n, case.batch, case.shape
+        dt = case.np_dtype
+        if case.per_matrix:
+            return self._per_matrix_peers(case)
         peers = [
             Peer(
                 self,
@@ -224,9 +341,11 @@ class CuPyLib(Lib):
                 lambda: eye(n, batch_shape=batch, dtype=dt, xp=cp),
                 "eyelike",
             ),
-            Peer(self, "eyelike.eye_like", lambda: eye_like(x)),
             Peer(self, "cupy.zeros (limit)", lambda: cp.zeros(shape, dt), "limit"),
         ]
+        if case.peers == "all":
+            x = cp.empty(shape, dt)  # eye_like's template; never read
+            peers.append(Peer(self, "eyelike.eye_like", lambda: eye_like(x)))
         if not batch:
             peers.append(Peer(self, "cupy.eye", lambda: cp.eye(n, dtype=dt)))
             return peers
@@ -237,14 +356,58 @@ class CuPyLib(Lib):
             return a
 
         peers.append(Peer(self, "cupy.zeros+diagonal fill", zeros_diagonal))
-        peers.append(
+        if case.peers == "all":
+            peers.append(
+                Peer(
+                    self,
+                    "cupy.eye+broadcast copy",
+                    lambda: cp.broadcast_to(cp.eye(n, dtype=dt), shape).copy(),
+                )
+            )
+        return peers
+
+    def _per_matrix_peers(self, case: Case) -> list[Peer]:
+        """eyelike with one k per matrix (a CuPy int32 array), and CuPy's
+        idioms for it: zeros, then the ones written by fancy indexing; and
+        the mask ``cols - rows == k`` written straight into the output."""
+        cp, n, batch, shape = self.cp, case.n, case.batch, case.shape
+        dt = case.np_dtype
+        if len(batch) != 1:
+            msg = "per-matrix k cases have one batch dimension"
+            raise ValueError(msg)
+        kk = case.offsets(cp)
+        rows = cp.arange(n)
+        matrix = cp.arange(batch[0])[:, None]  # (B, 1)
+        k_col = kk[:, None]  # (B, 1)
+        k_mat = kk[:, None, None]  # (B, 1, 1)
+        diag = rows[None, :] - rows[:, None]  # (n, n): col - row
+
+        def zeros_fancy() -> Any:
+            # No host sync: row r of matrix b has its one at column r + k
+            # if that is inside; a row without one writes 0 at a clipped
+            # column, which is no other row's and not its own one.
+            a = cp.zeros(shape, dt)
+            cols = rows[None, :] + k_col  # (B, n)
+            inside = (cols >= 0) & (cols < n)
+            a[matrix, rows[None, :], cols.clip(0, n - 1)] = inside
+            return a
+
+        def mask() -> Any:
+            a = cp.empty(shape, dt)
+            cp.equal(diag, k_mat, out=a)  # bool cast to dt as it is written
+            return a
+
+        return [
             Peer(
                 self,
-                "cupy.eye+broadcast copy",
-                lambda: cp.broadcast_to(cp.eye(n, dtype=dt), shape).copy(),
-            )
-        )
-        return peers
+                "eyelike",
+                lambda: eye(n, k=kk, batch_shape=batch, dtype=dt, xp=cp),
+                "eyelike",
+            ),
+            Peer(self, "cupy.zeros (limit)", lambda: cp.zeros(shape, dt), "limit"),
+            Peer(self, "cupy.zeros+fancy-index write", zeros_fancy),
+            Peer(self, "cupy.equal(cols-rows, k, out=)", mask),
+        ]
 
     def _stream_check(self) -> str:
         """Capture eyelike's kernel on a non-blocking side stream.
@@ -437,7 +600,7 @@ class JaxLib(Lib):
         return _count_error(shape, dtype, nonzero, ones, case, zeros)
 
     def skip(self, case: Case) -> str:
-        if np.dtype(case.dtype).itemsize == 8 and not self.jax.config.jax_enable_x64:
+        if case.np_dtype.itemsize == 8 and not self.jax.config.jax_enable_x64:
             return f"{case.dtype} needs jax_enable_x64 (JAX would make 32-bit)"
         return ""
 
@@ -566,12 +729,17 @@ def _run_case(
     case: Case,
     libs: list[Lib],
     rng: random.Random,
-    rounds: int,
     sync: Callable[[], None],
     heat: Callable[[float], int | None],
     heat_s: float,
+    out_of_time: Callable[[], bool] = lambda: False,
 ) -> list[dict[str, Any]]:
-    """Check, warm up and time every peer of one case; one row per peer."""
+    """Check, warm up and time every peer of one case; one row per peer.
+
+    ``libs`` are the libraries taking part. The case runs ``case.rounds``
+    rounds, or fewer once ``out_of_time()`` says the time limit has come
+    (never fewer than one); the rows then say so.
+    """
     rows: list[dict[str, Any]] = []
     peers: list[Peer] = []
     for lib in libs:
@@ -597,12 +765,15 @@ def _run_case(
                 rows.append(_row(case, lib, peer.name, error=error))
             else:
                 peers.append(peer)
+    if not peers:
+        return rows
     calls = {p.name: _calls(p, case.nbytes) for p in peers}
     sync()
     mhz = heat(heat_s)
     times: dict[str, list[float]] = {p.name: [] for p in peers}
     latencies: dict[str, list[float]] = {p.name: [] for p in peers}
-    for _ in range(rounds):
+    done = 0
+    while done < case.rounds and not (done and out_of_time()):
         order = list(peers)
         rng.shuffle(order)
         for peer in order:
@@ -611,6 +782,10 @@ def _run_case(
                 peer.lib.latency(peer.fn) for _ in range(LATENCY_SAMPLES)
             )
             sync()  # nothing of this peer still runs when the next one starts
+        done += 1
+    cut = None
+    if done < case.rounds:
+        cut = f"{done} of {case.rounds} rounds: the time limit came"
     for peer in peers:
         role_of = {p.role: p.name for p in peers if p.lib is peer.lib}
         per_call = statistics.median(times[peer.name])
@@ -630,11 +805,77 @@ def _run_case(
                 ),
                 x_eyelike=_median_ratio(times, peer.name, role_of.get("eyelike")),
                 calls=calls[peer.name],
-                rounds=rounds,
+                rounds=done,
                 sm_clock_mhz=mhz,
+                note=cut,
             )
         )
     return rows
+
+
+OUT_OF_TIME = "not run: out of time"
+
+
+def run_cases(
+    cases: list[Case],
+    run_case: Callable[[Case, Callable[[], bool]], list[dict[str, Any]]],
+    not_run: Callable[[Case, str], list[dict[str, Any]]],
+    *,
+    deadline: float | None = None,
+    clock: Callable[[], float] = time.monotonic,
+    on_case: Callable[[Case, list[dict[str, Any]], float], None] | None = None,
+) -> list[dict[str, Any]]:
+    """Run ``cases`` in order until ``deadline`` (a time of ``clock``).
+
+    A case starts only if the time left covers its guessed duration
+    (`_guess`); otherwise ``not_run(case, note)`` makes its rows, whose note
+    starts with `OUT_OF_TIME`. ``run_case(case, out_of_time)`` runs one
+    case, and cuts its rounds short once ``out_of_time()`` is true. After
+    every case, run or not, ``on_case(case, its rows, seconds)`` is called
+    (to print the rows and write the file so far). Returns every row.
+    """
+    rows: list[dict[str, Any]] = []
+    took: dict[tuple[Any, ...], float] = {}
+
+    def out_of_time() -> bool:
+        return deadline is not None and clock() >= deadline
+
+    for case in cases:
+        t0 = clock()
+        if deadline is not None:
+            left, guess = deadline - t0, _guess(case, took)
+            if left <= 0 or left < guess:
+                note = f"{OUT_OF_TIME} ({max(left, 0):.0f} s left"
+                note += f", about {guess:.0f} s needed)" if guess else ")"
+                case_rows = not_run(case, note)
+                rows.extend(case_rows)
+                if on_case is not None:
+                    on_case(case, case_rows, 0.0)
+                continue
+        case_rows = run_case(case, out_of_time)
+        seconds = clock() - t0
+        key = _kind(case)
+        took[key] = max(took.get(key, 0.0), seconds)
+        rows.extend(case_rows)
+        if on_case is not None:
+            on_case(case, case_rows, seconds)
+    return rows
+
+
+def _kind(case: Case) -> tuple[Any, ...]:
+    """Cases of one kind take about as long (outputs of 256 MiB to 1 GiB
+    take about the same number of timings' worth of GPU time)."""
+    return (case.libs, case.peers, case.per_matrix, case.rounds)
+
+
+def _guess(case: Case, took: dict[tuple[Any, ...], float]) -> float:
+    """Seconds a case will likely take: a fifth more than the longest case
+    of its kind so far, else than the longest so far, else 0 (the first
+    case always starts)."""
+    same = took.get(_kind(case))
+    if same is not None:
+        return 1.2 * same
+    return 1.2 * max(took.values(), default=0.0)
 
 
 def _text(exc: BaseException) -> str:
@@ -664,11 +905,24 @@ def _row(case: Case, lib: Lib, peer: str, **values: Any) -> dict[str, Any]:
     return row
 
 
-def run_gpu(rounds: int = ROUNDS, seed: int | None = None) -> list[dict[str, Any]]:
+def run_gpu(
+    rounds: int | None = None,
+    seed: int | None = None,
+    *,
+    deadline: float | None = None,
+    on_case: Callable[[list[dict[str, Any]]], None] | None = None,
+    cases: list[Case] | None = None,
+) -> list[dict[str, Any]]:
     """Check and time every peer on every case; one row per (case, peer).
 
     A peer or case that fails has a row with its ``error`` and is not
-    timed; the others still are.
+    timed; the others still are. ``rounds`` overrides every case's own.
+    ``deadline`` (a `time.monotonic` time): no case starts once too little
+    time is left for it, and a running case's rounds stop there; the cases
+    not run have a row per library with a note saying so. ``on_case(rows
+    so far)`` is called after every case, and its rows are printed to
+    stderr under a progress line, so that a run killed later still leaves
+    every finished case behind.
     """
     import cupy as cp
 
@@ -694,24 +948,75 @@ def run_gpu(rounds: int = ROUNDS, seed: int | None = None) -> list[dict[str, Any
         "seed": seed,
         "not_run": "; ".join(missing) or None,
     }
-    rows: list[dict[str, Any]] = []
-    for case in CASES:
-        t0 = time.perf_counter()
+
+    def taking_part(case: Case) -> list[Lib]:
+        return [lib for lib in libs if lib.name in case.libs]
+
+    def run_case(case: Case, out_of_time: Callable[[], bool]) -> list[dict[str, Any]]:
+        if rounds is not None:
+            case = dataclasses.replace(case, rounds=rounds)
         try:
-            case_rows = _run_case(case, libs, rng, rounds, sync, heat, HEAT_S)
+            got = _run_case(
+                case, taking_part(case), rng, sync, heat, HEAT_S, out_of_time
+            )
         except Exception as exc:  # keep the other cases' figures
-            case_rows = [_row(case, libs[0], "(case)", error=_text(exc))]
-        rows.extend({**meta, **r} for r in case_rows)
+            got = [_row(case, libs[0], "(case)", error=_text(exc))]
         for lib in libs:
             lib.free_memory()
+        return [{**meta, **r} for r in got]
+
+    def not_run(case: Case, note: str) -> list[dict[str, Any]]:
+        return [
+            {**meta, **_row(case, lib, "(not run)", note=note)}
+            for lib in taking_part(case)
+        ]
+
+    rows: list[dict[str, Any]] = []
+
+    def done(case: Case, case_rows: list[dict[str, Any]], seconds: float) -> None:
+        rows.extend(case_rows)
         errors = sum(r["error"] is not None for r in case_rows)
-        print(
+        lines = [
             f"eyelike bench: {case.name}: {len(case_rows)} rows, {errors} errors, "
-            f"{time.perf_counter() - t0:.1f} s",
-            file=sys.stderr,
-            flush=True,
-        )
+            f"{seconds:.1f} s",
+            *(f"  {_line(r)}" for r in case_rows),
+        ]
+        print("\n".join(lines), file=sys.stderr, flush=True)
+        if on_case is not None:
+            on_case(rows)
+
+    run_cases(
+        CASES if cases is None else cases,
+        run_case,
+        not_run,
+        deadline=deadline,
+        on_case=done,
+    )
     return rows
+
+
+def not_run_cases(rows: list[dict[str, Any]]) -> list[str]:
+    """The cases that the time limit left out, in order, as "case on
+    library" (one case can run on CuPy early and on torch later)."""
+    names: list[str] = []
+    for r in rows:
+        name = f"{r['case']} on {r['backend']}"
+        if (r["note"] or "").startswith(OUT_OF_TIME) and name not in names:
+            names.append(name)
+    return names
+
+
+def write_json(path: str, rows: list[dict[str, Any]], complete: bool) -> None:
+    """Write the rows so far to ``path`` at once (a new file moved over the
+    old), so that a run killed at any moment leaves a whole JSON file."""
+    part = f"{path}.part"
+    with open(part, "w", encoding="utf-8") as f:
+        json.dump(
+            {"complete": complete, "cases_not_run": not_run_cases(rows), "rows": rows},
+            f,
+            indent=1,
+        )
+    os.replace(part, path)
 
 
 def table(rows: list[dict[str, Any]]) -> str:
@@ -731,25 +1036,35 @@ def table(rows: list[dict[str, Any]]) -> str:
             seen.add(r["backend"])
             lines.append(f"{r['backend']}: {r['timing']}; streams: {r['stream_check']}")
     lines.append(
-        f"{'case':<22} {'peer':<28} {'per call':>11} {'latency':>10} "
+        f"{'case':<{_CASE_W}} {'peer':<{_PEER_W}} {'per call':>11} {'latency':>10} "
         f"{'GB/s':>7} {'x limit':>7} {'% zeros':>7} {'x eyelike':>9} "
         f"{'SM MHz':>6}"
     )
-    for r in rows:
-        head = f"{r['case']:<22} {r['peer']:<28}"
-        if r["error"] is not None:
-            lines.append(f"{head} ERROR {r['error']}")
-            continue
-        if r["per_call_us"] is None:
-            lines.append(f"{head} {r['note']}")
-            continue
-        lines.append(
-            f"{head} {r['per_call_us']:>8.2f} us {r['latency_us']:>7.1f} us "
-            f"{r['GB_per_s']:>7.1f} {_fmt(r['x_limit']):>7} "
-            f"{_fmt(r['pct_of_zeros'], '.0f'):>7} {_fmt(r['x_eyelike']):>9} "
-            f"{r['sm_clock_mhz'] or '-':>6}"
-        )
+    lines.extend(_line(r) for r in rows)
+    skipped = not_run_cases(rows)
+    if skipped:
+        lines.append(f"{len(skipped)} case(s) {OUT_OF_TIME}: {', '.join(skipped)}")
     return "\n".join(lines)
+
+
+_CASE_W = 32
+_PEER_W = 30
+
+
+def _line(r: dict[str, Any]) -> str:
+    """One row of the table."""
+    head = f"{r['case']:<{_CASE_W}} {r['peer']:<{_PEER_W}}"
+    if r["error"] is not None:
+        return f"{head} ERROR {r['error']}"
+    if r["per_call_us"] is None:
+        return f"{head} {r['note']}"
+    line = (
+        f"{head} {r['per_call_us']:>8.2f} us {r['latency_us']:>7.1f} us "
+        f"{r['GB_per_s']:>7.1f} {_fmt(r['x_limit']):>7} "
+        f"{_fmt(r['pct_of_zeros'], '.0f'):>7} {_fmt(r['x_eyelike']):>9} "
+        f"{r['sm_clock_mhz'] or '-':>6}"
+    )
+    return f"{line}  ({r['note']})" if r["note"] else line
 
 
 def _fmt(ratio: float | None, spec: str = ".2f") -> str:
