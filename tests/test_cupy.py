@@ -68,6 +68,29 @@ def test_per_matrix_k_and_out(cp: Any, dtype: str) -> None:
     np.testing.assert_array_equal(out.get(), reference((6,), 4, 3, KS))
 
 
+@pytest.mark.parametrize(
+    "kind", ["int8", "int16", "int32", "int64", "uint8", "uint16", "uint32", "uint64"]
+)
+def test_per_matrix_k_of_every_integer_type(cp: Any, kind: str) -> None:
+    """Bug: clamping k straight into the kernels' int32 (one pass) with bounds
+    outside k's own type, or a cast that wraps, would move or lose ones: each
+    type's extremes and values past the matrix are here, over matrices under
+    and over one chunk, and k broadcast over a batch dimension."""
+    info = np.iinfo(kind)
+    ks = sorted({0, 1, 2, 5, 100, int(info.max), int(info.min), -1, -3, -100}
+                & set(range(int(info.min), int(info.max) + 1)))  # fmt: skip
+    k = cp.asarray(ks, dtype=kind)
+    for r, c in [(3, 4), (40, 50)]:
+        got = eyelike.eye(r, c, k=k, batch_shape=len(ks), dtype="float32", xp=cp)
+        np.testing.assert_array_equal(got.get(), reference((len(ks),), r, c, ks))
+    backend = eyelike._registry.backend_of_array(k)
+    assert backend.clamp_offsets(k, 3, 4).dtype == np.int32
+    col = cp.asarray([[ks[0]], [ks[-1]]], dtype=kind)
+    got = eyelike.eye(3, 4, k=col, batch_shape=(2, 5), xp=cp)
+    want = reference((2, 5), 3, 4, [[ks[0]], [ks[-1]]])
+    np.testing.assert_array_equal(got.get(), want)
+
+
 def _view(cp: Any, layout: str, dtype: str) -> tuple[Any, Any]:
     """A (6, 4, 3) non-contiguous view, and the sentinel-filled buffer under it."""
     if layout == "every other row":

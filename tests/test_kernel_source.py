@@ -512,6 +512,22 @@ def test_plan_chooses_the_path_and_constants() -> None:
         assert not narrow.wide
 
 
+def test_offsets_come_in_the_vector_kernels_index_type() -> None:
+    """Bug: `clamp_offsets` giving per-matrix k in another type than the
+    vector kernel reads makes `eye` convert k once more on every call (as
+    many bytes as the output when matrices are small). For every shape, the
+    type is the launches' index type, and every clamped k fits it."""
+    for r, c in [(1, 1), (3, 3), (64, 64), (2**31 - 1, 1), (46341, 46341),
+                 (2**31, 1), (1, 2**31), (3037000499, 3037000499)]:  # fmt: skip
+        launches = _cupy.plan((2, r, c), None, 4, contiguous=True, address=512)
+        want = np.int64 if launches[0].wide else np.int32
+        assert {launch.wide for launch in launches} == {launches[0].wide}
+        assert _cupy.offsets_dtype(r, c) is want
+        info = np.iinfo(want)
+        assert info.min <= -r
+        assert c <= info.max
+
+
 def divisor_cases(bits: int, rng: random.Random) -> dict[int, list[int]]:
     """Divisors (as the host ever sends them: below 2**(bits-1), or exactly
     2**(bits-1), which C + 1 can be) and numerators below 2**(bits-1)."""

@@ -43,6 +43,7 @@ from ._cupy_plan import (
     arguments,
     diag_extent,
     divider,
+    offsets_dtype,
     plan,
     small_matrices,
     use_vector,
@@ -67,6 +68,7 @@ __all__ = [
     "divider",
     "eye",
     "kernel_path",
+    "offsets_dtype",
     "plan",
     "small_matrices",
     "use_vector",
@@ -102,6 +104,18 @@ class CuPyBackend(Backend):
 
     def scratch_bytes(self, n_rows: int, n_cols: int, k: Any) -> int:
         return 0
+
+    def clamp_offsets(self, k: Any, n_rows: int, n_cols: int) -> Any:
+        # One pass over k, straight into the type the kernels read: the
+        # default (clip, astype to int64, then the kernels' int32) moves k
+        # three times, as many bytes as the output itself when its matrices
+        # are small. The bounds fit k's own type, so the clip cannot wrap.
+        cupy = self.library
+        info = np.iinfo(k.dtype)
+        with k.device:
+            clamped = cupy.empty(k.shape, dtype=offsets_dtype(n_rows, n_cols))
+            lo, hi = max(-n_rows, info.min), min(n_cols, info.max)
+            return cupy.clip(k, lo, hi, out=clamped)
 
     def strides(self, out: Any) -> tuple[int, ...] | None:
         return tuple(s // out.itemsize for s in out.strides)

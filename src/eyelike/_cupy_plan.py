@@ -28,6 +28,7 @@ __all__ = [
     "arguments",
     "diag_extent",
     "divider",
+    "offsets_dtype",
     "plan",
     "small_matrices",
     "use_vector",
@@ -312,6 +313,14 @@ class Launch:
         """The vector kernel's kind (`vector_kind`); meaningless for the
         element path."""
         return vector_kind(self.per_matrix, self.small)
+
+
+def offsets_dtype(n_rows: int, n_cols: int) -> type[np.signedinteger[Any]]:
+    """The type the kernels read per-matrix offsets in, for (R, C) matrices:
+    int32 (every k, clamped into [-R, C], fits) unless a matrix has 2**31
+    elements or more and takes the 64-bit vector kernel. (An element-path
+    launch of 2**31 or more elements in all reads int64: `eye` converts.)"""
+    return np.int64 if n_rows * n_cols >= _INT32_LIMIT else np.int32
 
 
 def plan(
