@@ -26,6 +26,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 import eyelike
+from eyelike import _core
 from eyelike._backend import Backend
 from eyelike._registry import NUMPY, backend_of_array, backend_of_namespace
 
@@ -58,8 +59,12 @@ def _declined(short: tuple[str, Any]) -> bool:
 
 
 def _general(backend: Backend, call: Callable[[], Any]) -> tuple[str, Any]:
-    """``call`` with ``backend``'s short path declining everything."""
-    with mock.patch.object(type(backend), "small_eye", return_value=None):
+    """``call`` with ``backend``'s short path declining everything (NumPy's
+    also where the front end calls it directly)."""
+    with (
+        mock.patch.object(type(backend), "small_eye", return_value=None),
+        mock.patch.object(_core, "small_eye_2d", return_value=None),
+    ):
         return _result(call)
 
 

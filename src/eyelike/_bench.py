@@ -208,6 +208,7 @@ def _torch_pair(c: Case) -> dict[str, Peer]:
 
     peers: dict[str, Peer] = {
         "torch: eyelike": lambda: eye(n, k=k, batch_shape=batch, dtype=dt, xp=torch),
+        "torch: eyelike.eye_like": lambda: ours(x),
         "torch: idiom": lambda: idiom(x),
     }
     if c.nbytes < 1 << 20:  # compiled: where the per-call cost shows
@@ -478,9 +479,11 @@ def _run_case(c: Case, peers: dict[str, Peer], budget: float) -> list[dict[str, 
             "x_limit": None if limit is None else _paired(samples[name], limit),
             "x_eyelike": _paired(samples[name], samples["eyelike"]),
             # eyelike on another library against that library's own idiom.
+            # (`LIB: eyelike` and `LIB: eyelike.eye_like` both pair with
+            # `LIB: idiom`.)
             "x_idiom": _paired(samples[name], samples[partner])
-            if (partner := name.replace(": eyelike", ": idiom")) != name
-            and partner in samples
+            if ": eyelike" in name
+            and (partner := name.split(": ")[0] + ": idiom") in samples
             else None,
             "rounds": len(samples[name]),
             **{f"case_{k}": v for k, v in asdict(c).items()},

@@ -15,6 +15,7 @@ from ._backend import Backend
 from ._dtypes import resolve as resolve_dtype
 from ._integers import batch_shape as _batch_shape
 from ._integers import dimension
+from ._numpy import small_eye_2d
 from ._offsets import clamped_offsets
 from ._out import check_out
 from ._registry import NUMPY, backend_of_array, backend_of_namespace
@@ -243,11 +244,16 @@ def eye(
             [1, 0]]])
     """
     if out is None and device is None and chunks is None and type(batch_shape) is tuple:
-        # The common small call, where the backend has a short path for it;
-        # finding the backend first is also the general path's first step.
-        backend = NUMPY if xp is None else backend_of_namespace(xp)
-        shape = (*batch_shape, n_rows, n_rows if n_cols is None else n_cols)
-        small = backend.small_eye(shape, k, dtype, None)
+        # The common small call, where the backend has a short path for it
+        # (NumPy's called directly: the tiniest calls are NumPy's). Finding
+        # the backend first is also the general path's first step.
+        cols = n_rows if n_cols is None else n_cols
+        if xp is None and not batch_shape:
+            small = small_eye_2d(n_rows, cols, k, dtype)
+        else:
+            backend = NUMPY if xp is None else backend_of_namespace(xp)
+            shape = (*batch_shape, n_rows, cols)
+            small = backend.small_eye(shape, k, dtype, None)
         if small is not None:
             return small
     return _general_eye(n_rows, n_cols, k, batch_shape, dtype, device, xp, out, chunks)
@@ -315,8 +321,8 @@ def eye_like(x: Any, /, *, k: Any = 0, dtype: Any = None, out: Any = None) -> An
            [1., 0., 0.]], dtype=float32)
     """
     if type(x) is _NDARRAY and x.ndim == 2 and out is None:
-        want = x.dtype if dtype is None else dtype
-        small = NUMPY.small_eye(x.shape, k, want, None)
+        rows, cols = x.shape
+        small = small_eye_2d(rows, cols, k, x.dtype if dtype is None else dtype)
         if small is not None:
             return small
     return _general_eye_like(x, k, dtype, out)

@@ -29,10 +29,11 @@ import numpy as np
 from array_api_compat import is_numpy_namespace
 from numpy.lib.stride_tricks import as_strided
 
-from . import _dtypes, _size
+from . import _size
 from ._backend import Backend
+from ._dtypes import resolve as resolve_dtype
 
-__all__ = ["NumPyBackend", "eye", "eye_2d"]
+__all__ = ["BACKEND", "NumPyBackend", "eye", "eye_2d", "small_eye_2d"]
 
 # Below this a memset call (about 1 us through ctypes) costs more than it saves.
 _MEMSET_BYTES = 1 << 16
@@ -42,6 +43,8 @@ _TEMPLATE_BYTES = 256 << 10
 # Per-matrix offsets: at most this many ones are indexed at a time (five int64
 # index arrays of this length, and a few more: about 16 MiB at most).
 _INDEX_BLOCK = 1 << 18
+# The short path's bound (`Backend.small_eye`), as a module name.
+_SMALL_ELEMENTS = _size.SMALL_ELEMENTS
 # ctypes releases the GIL for these calls (module names, so tests can spy).
 _memset = ctypes.memset
 _memmove = ctypes.memmove
@@ -82,13 +85,9 @@ class NumPyBackend(Backend):
             raise ValueError(msg)
 
     def small_eye(self, shape: tuple[Any, ...], k: Any, dtype: Any, like: Any) -> Any:
-        # One small matrix (the common tiny call): the one check that can
-        # fail for such arguments is the dtype's, the general path's first,
-        # from the same resolution.
-        if len(shape) != 2 or type(k) is not int or not _size.is_small(shape):
+        if len(shape) != 2:
             return None
-        dt, _ = _dtypes.resolve(self, dtype, None)
-        return eye_2d(shape[0], shape[1], k, dt)
+        return small_eye_2d(shape[0], shape[1], k, dtype)
 
     def eye(
         self,
@@ -102,6 +101,32 @@ class NumPyBackend(Backend):
         like: Any = None,
     ) -> Any:
         return eye(shape, k, dtype, out)
+
+
+# The one instance (the registry hands it out).
+BACKEND = NumPyBackend(np, np)
+NumPyBackend.shared_instance = BACKEND
+
+
+def small_eye_2d(n_rows: Any, n_cols: Any, k: Any, dtype: Any) -> Any:
+    """`NumPyBackend.small_eye` for one matrix, which the front end calls
+    directly for the default namespace: np.eye(3) itself costs ~1 us.
+
+    The one check that can fail for such arguments is the dtype's, the
+    general path's first, from the same resolution. (`_size.is_small` for
+    two dimensions, inline: that loop costs ~0.2 us.)
+    """
+    if not (
+        type(n_rows) is int
+        and type(n_cols) is int
+        and type(k) is int
+        and 0 <= n_rows <= _SMALL_ELEMENTS
+        and 0 <= n_cols <= _SMALL_ELEMENTS
+        and n_rows * n_cols <= _SMALL_ELEMENTS
+    ):
+        return None
+    dt, _ = resolve_dtype(BACKEND, dtype, None)
+    return eye_2d(n_rows, n_cols, k, dt)
 
 
 def eye_2d(n_rows: int, n_cols: int, k: int, dtype: np.dtype[Any]) -> Any:

@@ -15,6 +15,7 @@ from ._cupy import CuPyBackend
 from ._dask import DaskBackend
 from ._generic import GenericBackend
 from ._jax import JaxBackend
+from ._numpy import BACKEND as NUMPY_BACKEND
 from ._numpy import NumPyBackend
 from ._torch import TorchBackend
 
@@ -37,8 +38,7 @@ BACKENDS: tuple[type[Backend], ...] = (
 # its tracing read, so the fewer objects read the cheaper each call.
 _OWNERS = tuple(c for c in BACKENDS if "owns_array_type" in vars(c))
 
-NUMPY: Backend = NumPyBackend(np, np)
-NumPyBackend.shared_instance = NUMPY
+NUMPY: Backend = NUMPY_BACKEND
 
 
 def backend_of_namespace(xp: Any) -> Backend:
