@@ -1,6 +1,8 @@
 """The PyTorch backend: the library's rules, and torch's own idioms for a
 scalar offset: ``torch.eye`` (or ``zeros`` and a diagonal fill) for one
-matrix, copied over a batch; per-matrix offsets take the generic path."""
+matrix, copied over a batch. Per-matrix offsets: the ones written at
+computed indices, or a mask under ``torch.compile``. A small call with plain
+arguments takes a short path (`TorchBackend.small_eye`) straight to them."""
 
 from __future__ import annotations
 
