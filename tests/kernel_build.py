@@ -40,6 +40,7 @@ import numpy as np
 import pytest
 
 from eyelike import _cupy
+from eyelike._dtypes import ITEMSIZE  # bytes per element, by name
 
 PINNED_CUPY = "14.2"  # the CuPy whose private code generation is used here
 ARCH = "sm_90"  # H200 (Hopper)
@@ -79,26 +80,6 @@ LAYOUTS = {
 
 # CuPy's _ArgKind enum (cupy/_core/_kernel.pxd), not exported to Python.
 _NDARRAY, _INDEXER, _SCALAR = 1, 2, 3
-
-
-# Bytes per element, without importing ml_dtypes at collection.
-ITEMSIZE = {
-    "bool": 1,
-    "int8": 1,
-    "uint8": 1,
-    "int16": 2,
-    "uint16": 2,
-    "float16": 2,
-    "bfloat16": 2,
-    "int32": 4,
-    "uint32": 4,
-    "float32": 4,
-    "int64": 8,
-    "uint64": 8,
-    "float64": 8,
-    "complex64": 8,
-    "complex128": 16,
-}
 
 
 def numpy_dtype(name: str) -> np.dtype[Any]:

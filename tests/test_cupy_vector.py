@@ -20,17 +20,13 @@ from typing import Any
 import numpy as np
 import pytest
 from conftest import GPU_REASON, HAS_GPU, reference
+from kernel_build import DTYPES
 
 import eyelike
 from eyelike import _cupy
 
 pytestmark = [pytest.mark.gpu, pytest.mark.skipif(not HAS_GPU, reason=GPU_REASON)]
 
-DTYPES = [
-    "bool", "int8", "int16", "int32", "int64", "uint8", "uint16", "uint32",
-    "uint64", "float16", "float32", "float64", "complex64", "complex128",
-    "bfloat16",
-]  # fmt: skip
 SENTINEL = 7  # never a value eyelike writes
 # (batch, R, C): one chunk or less, rows and matrices that straddle chunks,
 # dense (C + 1 < a chunk) and sparse bands, single rows and columns.

@@ -16,7 +16,7 @@ from __future__ import annotations
 import importlib
 import math
 from types import ModuleType
-from typing import Any, ClassVar
+from typing import Any, ClassVar, NamedTuple
 
 import numpy as np
 from array_api_compat import device as array_device
@@ -24,6 +24,36 @@ from array_api_compat import device as array_device
 from . import _dtypes, _size
 
 __all__ = ["Backend", "array_api_eye", "check_index_fits"]
+
+
+class Build(NamedTuple):
+    """One request for `Backend.eye`, every argument validated.
+
+    Attributes
+    ----------
+    shape
+        ``(*batch_shape, n_rows, n_cols)``.
+    k
+        A Python int, or an integer array of the backend's library
+        broadcastable to the batch dimensions, clamped into
+        ``[-n_rows, n_cols]``.
+    dtype, device
+        The backend's own dtype object and device (None: its default).
+    out
+        The array to fill, or None for a fresh one.
+    chunks
+        Dask's chunks along the batch dimensions (None: the default).
+    like
+        `eye_like`'s ``x``, or None.
+    """
+
+    shape: tuple[int, ...]
+    k: Any
+    dtype: Any
+    device: Any
+    out: Any
+    chunks: Any = None
+    like: Any = None
 
 
 class Backend:
@@ -234,22 +264,9 @@ class Backend:
         """
         return None
 
-    def eye(
-        self,
-        shape: tuple[int, ...],
-        k: Any,
-        dtype: Any,
-        device: Any,
-        out: Any,
-        *,
-        chunks: Any = None,
-        like: Any = None,
-    ) -> Any:
-        """The batched eye of ``shape`` (or ``out``, filled), all validated.
-
-        ``k`` is a Python int, or an integer array broadcastable to the batch
-        dimensions, already clamped into ``[-n_rows, n_cols]``.
-        """
+    def eye(self, build: Build) -> Any:
+        """The batched eye ``build`` asks for (or its ``out``, filled)."""
+        shape, k, dtype, device, out, _, _ = build
         return array_api_eye(self.xp, shape, k, dtype, device, out)
 
 

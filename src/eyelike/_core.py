@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING, Any, SupportsIndex, TypeVar, overload
 
 import numpy as np
 
-from ._backend import Backend
+from ._backend import Backend, Build
 from ._dtypes import resolve as resolve_dtype
 from ._integers import batch_shape as _batch_shape
 from ._integers import dimension
@@ -70,7 +70,7 @@ def _validate_and_build(
     )
     if out is not None:
         check_out(out, backend, shape, dtype, device)
-    return backend.eye(shape, offsets, dtype, device, out, chunks=chunks, like=like)
+    return backend.eye(Build(shape, offsets, dtype, device, out, chunks, like))
 
 
 def _general_eye(

@@ -29,7 +29,7 @@ from typing import Any
 import numpy as np
 from array_api_compat import is_cupy_namespace
 
-from ._backend import Backend
+from ._backend import Backend, Build
 from ._cupy_plan import (
     CHUNK_BYTES,
     FIXED_PARAMS,
@@ -123,18 +123,8 @@ class CuPyBackend(Backend):
     def to_numpy(self, x: Any) -> np.ndarray[Any, Any]:
         return np.asarray(x.get())
 
-    def eye(
-        self,
-        shape: tuple[int, ...],
-        k: Any,
-        dtype: Any,
-        device: Any,
-        out: Any,
-        *,
-        chunks: Any = None,
-        like: Any = None,
-    ) -> Any:
-        return eye(shape, k, dtype, device, out)
+    def eye(self, build: Build) -> Any:
+        return eye(build.shape, build.k, build.dtype, build.device, build.out)
 
 
 def check_dtype(dt: np.dtype[Any], why: str = "") -> np.dtype[Any]:

@@ -21,7 +21,7 @@ import numpy as np
 from array_api_compat import is_dask_namespace
 
 from . import _cupy, _numpy
-from ._backend import Backend
+from ._backend import Backend, Build
 from ._integers import is_bool_like
 
 __all__ = ["DaskBackend", "eye"]
@@ -55,18 +55,8 @@ class DaskBackend(Backend):
         get = getattr(computed, "get", None)  # CuPy chunks
         return np.asarray(get() if callable(get) else computed)
 
-    def eye(
-        self,
-        shape: tuple[int, ...],
-        k: Any,
-        dtype: Any,
-        device: Any,
-        out: Any,
-        *,
-        chunks: Any = None,
-        like: Any = None,
-    ) -> Any:
-        return eye(shape, k, dtype, chunks, like)
+    def eye(self, build: Build) -> Any:
+        return eye(build.shape, build.k, build.dtype, build.chunks, build.like)
 
 
 def _dask_array() -> Any:

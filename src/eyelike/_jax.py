@@ -24,7 +24,7 @@ import numpy as np
 from array_api_compat import is_jax_namespace
 
 from . import _size
-from ._backend import Backend, check_index_fits
+from ._backend import Backend, Build, check_index_fits
 
 __all__ = ["JaxBackend"]
 
@@ -96,19 +96,10 @@ class JaxBackend(Backend):
     def scratch_bytes(self, n_rows: int, n_cols: int, k: Any) -> int:
         return 0  # one fused computation: the output is all it writes
 
-    def eye(
-        self,
-        shape: tuple[int, ...],
-        k: Any,
-        dtype: Any,
-        device: Any,
-        out: Any,
-        *,
-        chunks: Any = None,
-        like: Any = None,
-    ) -> Any:
+    def eye(self, build: Build) -> Any:
         import jax
 
+        shape, k, dtype, device, _, _, _ = build  # immutable: never an out
         jnp = self.library
         if math.prod(shape) == 0:  # nothing to compute: no iotas either
             return jnp.zeros(shape, dtype=dtype, device=device)

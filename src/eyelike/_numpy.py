@@ -30,7 +30,7 @@ from array_api_compat import is_numpy_namespace
 from numpy.lib.stride_tricks import as_strided
 
 from . import _size
-from ._backend import Backend
+from ._backend import Backend, Build
 from ._dtypes import resolve as resolve_dtype
 
 __all__ = ["BACKEND", "NumPyBackend", "eye", "eye_2d", "small_eye_2d"]
@@ -89,18 +89,8 @@ class NumPyBackend(Backend):
             return None
         return small_eye_2d(shape[0], shape[1], k, dtype)
 
-    def eye(
-        self,
-        shape: tuple[int, ...],
-        k: Any,
-        dtype: Any,
-        device: Any,
-        out: Any,
-        *,
-        chunks: Any = None,
-        like: Any = None,
-    ) -> Any:
-        return eye(shape, k, dtype, out)
+    def eye(self, build: Build) -> Any:
+        return eye(build.shape, build.k, build.dtype, build.out)
 
 
 # The one instance (the registry hands it out).

@@ -15,7 +15,7 @@ from typing import Any
 import numpy as np
 
 from . import _dtypes, _size
-from ._backend import Backend
+from ._backend import Backend, Build
 from ._size import is_small
 
 __all__ = ["TorchBackend"]
@@ -204,17 +204,8 @@ class TorchBackend(Backend):
             return None
         return _scalar_k(torch, shape, k, dtype, like.device, None)
 
-    def eye(
-        self,
-        shape: tuple[int, ...],
-        k: Any,
-        dtype: Any,
-        device: Any,
-        out: Any,
-        *,
-        chunks: Any = None,
-        like: Any = None,
-    ) -> Any:
+    def eye(self, build: Build) -> Any:
+        shape, k, dtype, device, out, _, _ = build
         if not isinstance(k, int):
             return _per_matrix(self.library, shape, k, dtype, device, out)
         return _scalar_k(self.library, shape, k, dtype, device, out)
