@@ -1,9 +1,18 @@
 # /// script
 # dependencies = ["nox>=2024.10"]
 # ///
-"""Sessions: ``tests`` (default, CPU), ``lint`` (default), ``gpu`` (opt-in)."""
+"""Sessions: ``tests`` (default, CPU), ``lint`` (default), ``gpu`` (opt-in).
+
+``tests``, ``lint`` and ``docs`` install the pinned sets in ``requirements/``
+(made by ``nox -s lock`` from the dependency groups below, so that an
+upstream release cannot turn main red without a commit of ours);
+``tests-latest`` runs the tests against the newest releases instead, to see
+drift before the pins are moved on purpose.
+"""
 
 from __future__ import annotations
+
+from pathlib import Path
 
 import nox
 
@@ -15,6 +24,8 @@ PYPROJECT = nox.project.load_toml("pyproject.toml")
 TEST_DEPS = nox.project.dependency_groups(PYPROJECT, "test")
 LINT_DEPS = nox.project.dependency_groups(PYPROJECT, "lint")
 DOCS_DEPS = nox.project.dependency_groups(PYPROJECT, "docs")
+GROUPS = {"test": TEST_DEPS, "lint": LINT_DEPS, "docs": DOCS_DEPS}
+LOCKS = Path("requirements")
 # One file per fuzzed entry point, and the regressions they found.
 FUZZ_FILES = [
     f"tests/test_fuzz_{name}.py"
@@ -22,17 +33,64 @@ FUZZ_FILES = [
 ]
 
 
+def install_locked(session: nox.Session, group: str) -> None:
+    """The group's pinned set, then eyelike itself (editable) on top of it,
+    built by the pinned hatchling so that nothing unpinned is fetched."""
+    session.install("-r", str(LOCKS / f"{group}.txt"))
+    session.install("--no-deps", "--no-build-isolation", "-e", ".")
+
+
 @nox.session
 def tests(session: nox.Session) -> None:
     """CPU tests on every namespace that installs here (GPU tests skip)."""
-    session.install("-e", ".", *TEST_DEPS)
+    install_locked(session, "test")
     session.run("pytest", *session.posargs)
+
+
+@nox.session(name="tests-latest", default=False)
+def tests_latest(session: nox.Session) -> None:
+    """The CPU tests against the newest release of every dependency (not in
+    CI): what a ``nox -s lock`` would move the pins to."""
+    session.install("--upgrade", "-e", ".", *TEST_DEPS)
+    session.run("pip", "list")
+    session.run("pytest", *session.posargs)
+
+
+@nox.session(default=False)
+def lock(session: nox.Session) -> None:
+    """Regenerate ``requirements/*.txt`` with pip-compile: for each group,
+    the package's own dependencies, its build backend and the group, pinned
+    for this machine's Python and platform."""
+    session.install("pip-tools>=7.4")
+    project = PYPROJECT["project"]["dependencies"]
+    # hatchling asks for editables to build an editable install with a
+    # force-include (the kernels/ folder).
+    build = [*PYPROJECT["build-system"]["requires"], "editables"]
+    LOCKS.mkdir(exist_ok=True)
+    # A path relative to the project, so the "via" notes do not change with
+    # each run's temporary folder.
+    tmp = Path(session.create_tmp()).resolve().relative_to(Path.cwd())
+    for group, deps in GROUPS.items():
+        source = tmp / f"{group}.in"
+        source.write_text("\n".join([*project, *build, *deps]) + "\n")
+        session.run(
+            "pip-compile",
+            "--quiet",
+            "--strip-extras",
+            "--allow-unsafe",
+            "--no-emit-find-links",
+            "--no-emit-index-url",
+            "--output-file",
+            str(LOCKS / f"{group}.txt"),
+            str(source),
+            env={"CUSTOM_COMPILE_COMMAND": "nox -s lock"},
+        )
 
 
 @nox.session
 def lint(session: nox.Session) -> None:
     """ruff (lint + format) and mypy --strict on src."""
-    session.install("-e", ".", *LINT_DEPS)
+    install_locked(session, "lint")
     session.run("ruff", "check", "src", "tests", "scripts", "noxfile.py")
     session.run("ruff", "format", "--check", "src", "tests", "scripts", "noxfile.py")
     session.run("mypy", "--strict", "src")
@@ -44,7 +102,7 @@ def docs(session: nox.Session) -> None:
     """The documentation site (docs/_build/html), warnings as errors, then
     every example in it run as a doctest. Offline: no intersphinx, no
     remote assets."""
-    session.install("-e", ".", *DOCS_DEPS)
+    install_locked(session, "docs")
     strict = ["-W", "--keep-going", "--fresh-env"]
     session.run("sphinx-build", "-b", "html", *strict, "docs", "docs/_build/html")
     session.run("sphinx-build", "-b", "doctest", *strict, "docs", "docs/_build/doctest")
@@ -83,6 +141,6 @@ def bench(session: nox.Session) -> None:
 @nox.session(default=False)
 def fuzz(session: nox.Session) -> None:
     """The long fuzz run: the CI's bounded fuzzing, scaled up."""
-    session.install("-e", ".", *TEST_DEPS)
+    install_locked(session, "test")
     session.env["EYELIKE_FUZZ_EXAMPLES"] = "20000"
     session.run("pytest", *FUZZ_FILES, *session.posargs)

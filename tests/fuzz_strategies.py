@@ -15,6 +15,7 @@ from __future__ import annotations
 import math
 import operator
 import os
+import warnings
 from typing import Any
 
 import numpy as np
@@ -162,12 +163,32 @@ ML_TYPES: list[Any] = (
     if ml_dtypes is not None
     else []
 )
+
+
+def _held(t: Any) -> list[float]:
+    """The values of -2..3 that type ``t`` holds exactly: a cast of anything
+    else is the cast's business (a warning, a NaN, a wrapped sub-byte int),
+    not what these tests are about."""
+    held = []
+    for v in range(-2, 4):
+        with warnings.catch_warnings():
+            warnings.simplefilter("error")
+            try:
+                back = np.array(v, np.float32).astype(t).astype(np.complex128)
+                exact = bool(back == v)
+            except (TypeError, ValueError, OverflowError, RuntimeWarning):
+                exact = False
+        if exact:
+            held.append(float(v))
+    return held
+
+
 ml_values: st.SearchStrategy[Any] = st.nothing()
 if ML_TYPES:
-    ml_values = st.sampled_from(ML_TYPES) | st.builds(
-        lambda t, a: a.astype(t),
-        st.sampled_from(ML_TYPES),
-        hnp.arrays(np.float32, small_shapes, elements=st.integers(-2, 3).map(float)),
+    ml_values = st.sampled_from(ML_TYPES) | st.sampled_from(ML_TYPES).flatmap(
+        lambda t: hnp.arrays(
+            np.float32, small_shapes, elements=st.sampled_from(_held(t))
+        ).map(lambda a: a.astype(t))
     )
 
 TORCH_OK = ["bool", "uint8", "int8", "int16", "int32", "int64", "float16"]
