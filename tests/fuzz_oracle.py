@@ -324,6 +324,8 @@ def dtype_verdict(v: Any, ns: str, device: Any = None) -> Any:
     table = native_dtypes(ns, device)
     if isinstance(v, str):
         return v if v in table else bad
+    if ns == "array_api_strict" and any(v is t for t in (bool, int, float, complex)):
+        return bad  # its own rule: no Python type is a dtype
     for name, native in table.items():
         if v is native or (type(v) is type(native) and v == native):
             return name

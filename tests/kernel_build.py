@@ -67,9 +67,12 @@ DTYPES = [
 # (ndim of the CArray and indexer, c_contiguous). "vector" is the fast path
 # (a raw 1-D output), "vector-small" its kernel for per-matrix k over
 # matrices under one chunk (32-bit launches only: matrices that small never
-# need 64-bit indices); the others take the element kernel: a C-contiguous
-# output that is not element-aligned reduces to 1-D, every other row of a
-# batch to 2-D, a transposed batch stays 3-D.
+# need 64-bit indices); the others take the element kernel: every other row
+# of a batch reduces to 2-D, a transposed batch stays 3-D. "contiguous" is
+# the element kernel on a 1-D C-contiguous output, which eyelike never
+# launches (such an output takes the vector path; one that is not
+# element-aligned is refused): not among `variants()`, but the SASS tests'
+# reference for what the element path costs per element.
 LAYOUTS = {
     "vector": (1, True),
     "vector-small": (1, True),
@@ -126,13 +129,12 @@ class Variant:
 
 
 def _occurs(dtype: str, wide: bool, per_matrix: bool, layout: str) -> bool:
-    """Whether eyelike ever launches this combination: a contiguous output
-    takes the element kernel only when it is not element-aligned (never for
-    1-byte types), and the small-matrix vector kernel is per-matrix k in
-    32-bit launches only."""
+    """Whether eyelike ever launches this combination: never the element
+    kernel on a contiguous output, and the small-matrix vector kernel for
+    per-matrix k in 32-bit launches only."""
     if layout == "vector-small":
         return per_matrix and not wide
-    return not (layout == "contiguous" and ITEMSIZE[dtype] == 1)
+    return layout != "contiguous"
 
 
 def variants() -> list[Variant]:
@@ -170,15 +172,15 @@ def launch_for(variant: Variant) -> _cupy.Launch:
     shape: tuple[int, ...] = (2, 2**15, 2**16) if variant.wide else (6, 40, 40)
     address = 256  # cupy.empty: 256-byte aligned at least
     contiguous = variant.layout in ("vector", "vector-small", "contiguous")
-    if variant.layout == "contiguous":  # an out= view, not element-aligned
-        address = 257
-        if itemsize == 1:
-            # Never launched (a 1-byte output is always element-aligned):
-            # test_kernel_sass.py's reference for what per-matrix k over
-            # small matrices cost before it took the vector path. The
-            # element kernel and its arguments are those of any element
-            # launch; the layout only sets CuPy's ndim / contiguity flags.
-            contiguous = False
+    if variant.layout == "contiguous":
+        # Never launched: every contiguous output takes the vector path, and
+        # one whose address is not element-aligned is refused
+        # (`check_alignment`). Built as CuPy would build it for a 1-D
+        # contiguous array, test_kernel_sass.py's reference for what the
+        # element path costs; the element kernel and its arguments are those
+        # of any element launch, the layout only sets CuPy's ndim and
+        # contiguity flags.
+        contiguous = False
     elif variant.layout == "vector-small":  # matrices under one chunk
         shape = (6, 1, 1)
     (got,) = _cupy.plan(shape, k, itemsize, contiguous=contiguous, address=address)

@@ -3,6 +3,8 @@ before anything is allocated; an ``out`` is left untouched."""
 
 from __future__ import annotations
 
+import subprocess
+import sys
 from collections.abc import Callable
 from typing import Any
 
@@ -168,9 +170,60 @@ def test_jax_without_x64_names_the_fix() -> None:
 
 
 def test_k_from_another_namespace_refused() -> None:
+    """Bug: the message said "a NumPy array or a numpy array" and not what
+    to do; it names k's library, the result's, and both ways out."""
     torch = pytest.importorskip("torch")
-    with pytest.raises(TypeError, match="k must be"):
+    with pytest.raises(TypeError) as info:
         eye(2, batch_shape=2, k=torch.tensor([0, 1]))
+    message = str(info.value)
+    assert message.startswith("k is a torch array, but the result is made by numpy")
+    assert "xp=torch" in message
+    assert "a NumPy array" in message
+    assert "numpy array" not in message
+    np_ = pytest.importorskip("jax.numpy")
+    with pytest.raises(TypeError, match=r"or a NumPy or torch array .*xp=jax\.numpy"):
+        eye(2, batch_shape=2, k=np_.asarray([0, 1]), xp=torch)
+
+
+def _nested(depth: int, leaf: Any = 1) -> Any:
+    for _ in range(depth):
+        leaf = [leaf]
+    return leaf
+
+
+@pytest.mark.parametrize("depth", [63, 200, 3000])
+def test_deeply_nested_k_and_batch_shape_refused(depth: int) -> None:
+    """Bug: a k or batch_shape nested 3,000 lists deep raised RecursionError
+    (building the message), and at 200 levels the message said "k must hold
+    integers only" of one integer. Every parameter's message shows such a
+    value cut short."""
+    with pytest.raises(ValueError, match="k is nested more than 62 levels deep"):
+        eye(3, batch_shape=2, k=_nested(depth))
+    with pytest.raises(ValueError, match=r"batch_shape \(\) with at most 0 levels"):
+        eye(3, k=_nested(depth))
+    with pytest.raises(TypeError, match=r"batch_shape\[0\] is a list"):
+        eye(3, batch_shape=_nested(depth))
+    looped: list[Any] = []
+    looped.append(looped)
+    with pytest.raises(ValueError, match="k is nested more than 62 levels deep"):
+        eye(3, batch_shape=(2, 2), k=looped)
+    for call in (
+        lambda v: eye(3, dtype=v),
+        lambda v: eye(v),
+        lambda v: eye(3, v),
+        lambda v: eye(3, xp=v),
+        lambda v: eye(3, device=v),
+        lambda v: eye(3, out=v),
+        lambda v: eye_like(v),
+        lambda v: eyelike.onnx.eye_like(np.zeros((2, 2)), dtype=v),
+        lambda v: eyelike.onnx.eye_like(np.zeros((2, 2)), k=v),
+        lambda v: eyelike.openvino.eye(2, 2, v, output_type="f32"),
+        lambda v: eyelike.openvino.eye(2, 2, 0, v, output_type="f32"),
+        lambda v: eyelike.openvino.eye(2, 2, 0, output_type=v),
+    ):
+        with pytest.raises((TypeError, ValueError)) as info:
+            call(_nested(depth))
+        assert "[[[[" in str(info.value) or "nested" in str(info.value)
 
 
 def test_torch_bad_device() -> None:
@@ -182,3 +235,58 @@ def test_torch_bad_device() -> None:
 def test_public_errors_are_builtin() -> None:
     # Callers catch TypeError/ValueError; no private exception types leak.
     assert not [n for n in dir(eyelike) if n.endswith("Error")]
+
+
+@pytest.mark.parametrize("python_type", [bool, int, float, complex])
+def test_array_api_strict_refuses_python_types_as_dtypes(python_type: type) -> None:
+    """Bug: dtype=int (float, bool) was accepted on array-api-strict, which
+    itself refuses them (its test_eye_errors): users pick it to catch
+    non-portable code. Its own dtypes, names and NumPy's types still work."""
+    strict = pytest.importorskip("array_api_strict")
+    with pytest.raises(
+        TypeError, match=rf"dtype {python_type.__name__}: array_api_strict"
+    ):
+        eye(2, xp=strict, dtype=python_type)
+    with pytest.raises(TypeError, match="array_api_strict takes no Python type"):
+        eye_like(strict.zeros((2, 2)), dtype=python_type)
+    assert eye(2, xp=strict, dtype="int64").dtype == strict.int64
+    assert eye(2, xp=strict, dtype=strict.int8).dtype == strict.int8
+    assert eye(2, xp=strict, dtype=np.float32).dtype == strict.float32
+
+
+@pytest.mark.parametrize("library", ["torch", "jax.numpy"])
+def test_dtype_errors_list_only_what_is_accepted(library: str) -> None:
+    """Bug: the torch and JAX dtype errors listed float8_e8m0fnu among the
+    allowed types, then refused it (it has no exact zero)."""
+    xp = pytest.importorskip(library)
+    with pytest.raises(TypeError, match="allowed: ") as info:
+        eye(2, xp=xp, dtype="no-such-type")
+    allowed = str(info.value).split("allowed: ")[1].split(", ")
+    assert "float32" in allowed
+    assert "float8_e8m0fnu" not in allowed
+    for name in allowed:
+        eye(2, xp=xp, dtype=name)  # every one listed is accepted
+
+
+def test_ml_dtypes_names_say_which_extra_to_install() -> None:
+    """Bug: without ml_dtypes, dtype="bfloat16" said only "not a dtype that
+    numpy knows"; it names the extra to install. (A fresh interpreter in
+    which ml_dtypes cannot be imported: once imported, NumPy knows the
+    names.)"""
+    code = (
+        "import sys; sys.modules['ml_dtypes'] = None\n"
+        "import eyelike\n"
+        "for name in ('bfloat16', 'float8_e4m3fn', 'int4', 'complex32', 'nope'):\n"
+        "    try:\n"
+        "        eyelike.eye(2, dtype=name)\n"
+        "    except TypeError as e:\n"
+        "        print(name, '|', e)\n"
+    )
+    out = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, check=True
+    ).stdout.splitlines()
+    assert len(out) == 5, out
+    for line in out[:4]:
+        assert "is not a dtype that numpy knows without ml_dtypes" in line, line
+        assert "pip install 'eyelike[ml-dtypes]'" in line, line
+    assert out[4] == "nope | dtype 'nope' is not a dtype that numpy knows"

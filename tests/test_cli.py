@@ -150,6 +150,43 @@ def test_int4_prints_as_int(capsys: pytest.CaptureFixture[str]) -> None:
     assert out.splitlines()[1:] == ["[[1 0]", " [0 1]]"]
 
 
+@pytest.mark.filterwarnings("error")
+def test_complex32_keeps_its_imaginary_part(capsys: pytest.CaptureFixture[str]) -> None:
+    """Bug: ml_dtypes' complex32 was printed widened to float32, dropping the
+    imaginary part with a ComplexWarning."""
+    pytest.importorskip("ml_dtypes")
+    assert main(["2", "--dtype", "complex32"]) == 0
+    out = capsys.readouterr().out
+    assert _header(out) == (
+        "# shape (2, 2), dtype complex32, numpy (values shown as complex64)"
+    )
+    assert out.splitlines()[1:] == ["[[1.+0.j 0.+0.j]", " [0.+0.j 1.+0.j]]"]
+
+
+@pytest.mark.parametrize("name", ["device1", "CPU_DEVICE", "no_x64"])
+def test_array_api_strict_device_names(
+    name: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Bug: --device device1 with array_api_strict failed ("device 'device1'
+    is not one of (... Device('device1') ...)"): the CLI takes each
+    namespace's own device names."""
+    pytest.importorskip("array_api_strict")
+    assert main(["2", "--backend", "array_api_strict", "--device", name]) == 0
+    out = capsys.readouterr().out
+    assert _header(out).startswith("# shape (2, 2), dtype ")
+    np.testing.assert_array_equal(_matrix(out), np.eye(2))
+
+
+def test_unknown_device_name_is_a_usage_error(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    pytest.importorskip("array_api_strict")
+    with pytest.raises(SystemExit) as info:
+        main(["2", "--backend", "array_api_strict", "--device", "device9"])
+    assert info.value.code == 2
+    assert "device 'device9' is not one of" in capsys.readouterr().err
+
+
 def test_torch_bfloat16(capsys: pytest.CaptureFixture[str]) -> None:
     pytest.importorskip("torch")
     assert main(["2", "--dtype", "bfloat16", "--backend", "torch"]) == 0

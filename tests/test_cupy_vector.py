@@ -5,9 +5,10 @@ test_kernel_source.py runs the same operation through the host shim, and
 test_kernel_nvrtc.py / test_kernel_sass.py compile and count CuPy's source.
 On a GPU these are the checks nothing on the CPU can make: that CuPy hands
 the kernel the pointer, alignment and launch size the host planned, that
-the 16-byte stores land where they should for every misaligned start, and
-that outputs past 2**31 elements (32-bit slices, and the 64-bit kernel for
-matrices of 2**31+ elements) are right.
+the 16-byte stores land where they should for every misaligned start, that
+an out whose address is not element-aligned is refused before any launch,
+and that outputs past 2**31 elements (32-bit slices, and the 64-bit kernel
+for matrices of 2**31+ elements) are right.
 
 Each test says in its docstring which bug it targets.
 """
@@ -161,16 +162,28 @@ def test_per_matrix_k_over_small_matrices(cp: Any, dtype: str) -> None:
             assert (rest == np.array(SENTINEL, dtype=dt)).all(), (b, j)
 
 
-def test_not_element_aligned_out_takes_the_element_path(cp: Any) -> None:
-    """Bug: the vector path taken for an output whose address is not a
-    multiple of its item size (its chunks could not be aligned)."""
-    raw = cp.full(4 * 9 * 4 + 8, SENTINEL, dtype=cp.uint8)
-    out = raw[1 : 1 + 4 * 9 * 4].view(cp.float32).reshape(4, 3, 3)
-    assert out.data.ptr % 4 != 0
-    (launch,) = _cupy.plan((4, 3, 3), 1, 4, contiguous=True, address=out.data.ptr)
-    assert not launch.vector
-    assert eyelike.eye(3, 3, k=1, batch_shape=4, out=out) is out
-    np.testing.assert_array_equal(out.get(), reference((4,), 3, 3, 1))
+@pytest.mark.parametrize("dtype", DTYPES)
+def test_misaligned_out_is_refused_before_launch(cp: Any, dtype: str) -> None:
+    """Bug: a C-contiguous out whose address is not a multiple of its item
+    size planned onto the element kernel, whose misaligned stores are a
+    device fault that poisons the process's CUDA context (complex at half
+    its alignment included). Refused with a ValueError; the bytes stay as
+    they were, and the context still works afterwards."""
+    dt = _dtype(dtype)
+    size = dt.itemsize
+    n = 4 * 3 * 3
+    for offset in range(1, size):
+        raw = cp.full(n * size + 2 * size, SENTINEL, dtype=cp.uint8)
+        out = raw[offset : offset + n * size].view(dt).reshape(4, 3, 3)
+        assert out.data.ptr % size == offset
+        for k in (1, [0, 1, -1, 2]):
+            with pytest.raises(ValueError, match=r"out starts at address 0x"):
+                eyelike.eye(3, 3, k=k, batch_shape=4, out=out)
+        cp.cuda.Device().synchronize()
+        assert (raw.get() == SENTINEL).all(), (dtype, offset)
+    # The context is intact: an aligned call still runs and is right.
+    got = eyelike.eye(3, batch_shape=4, k=1, dtype=dt, xp=cp)
+    np.testing.assert_array_equal(got.get() != 0, reference((4,), 3, 3, 1))
 
 
 def test_float8_is_refused_and_bfloat16_accepted(cp: Any) -> None:

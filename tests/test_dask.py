@@ -286,6 +286,12 @@ def test_matrix_larger_than_chunk_size_stays_whole() -> None:
         ("lots", "chunks='lots'"),
         (((1, 1), 4), "chunks="),
         ((2.5, 1), "chunks="),
+        # Bug: negative sizes Dask's normaliser passes through, accepted
+        # until .compute() failed inside a task.
+        (-5, r"chunks=-5 .*a chunk size is a positive int, or -1"),
+        ({0: -3}, r"chunks=\{0: -3\} .*a chunk size is a positive int"),
+        ((-2, 2), "a chunk size is a positive int"),
+        ({1: -7}, "a chunk size is a positive int"),
     ],
     ids=repr,
 )

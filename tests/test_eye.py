@@ -246,3 +246,50 @@ def test_jax_device_names() -> None:
         eyelike.eye(2, xp=jax.numpy, device="nonsense")
     with pytest.raises(ValueError, match="device"):
         eyelike.eye(2, xp=jax.numpy, device=3)
+
+
+@pytest.mark.parametrize("order", ["C", "F"])
+@pytest.mark.parametrize("k", [1, [0, -1, 2]])
+def test_order_as_numpy_eye_takes_it(order: str, k: Any) -> None:
+    """Bug: order= (NumPy's and CuPy's eye take it) was a TypeError
+    "unexpected keyword argument". The layout is the one asked for, the
+    values those of the rule; Dask's chunks take it too."""
+    got = eyelike.eye(3, 4, k=k, batch_shape=3, dtype="int16", order=order)
+    assert got.flags.c_contiguous == (order == "C")
+    assert got.flags.f_contiguous == (order == "F")
+    np.testing.assert_array_equal(got, reference((3,), 3, 4, k))
+    if order == "F":
+        np.testing.assert_array_equal(
+            np.eye(5, 2, 1, order="F"), eyelike.eye(5, 2, k=1, order="F")
+        )
+        assert eyelike.eye(5, 2, k=1, order="F").flags.f_contiguous
+    da = pytest.importorskip("dask.array")
+    lazy = eyelike.eye(3, 4, k=k, batch_shape=3, xp=da, chunks=1, order=order)
+    block = lazy.to_delayed().ravel()[1].compute()
+    assert block.flags.f_contiguous == (order == "F")
+    np.testing.assert_array_equal(lazy.compute(), reference((3,), 3, 4, k))
+
+
+@pytest.mark.parametrize("library", ["torch", "jax.numpy", "array_api_strict"])
+def test_order_refused_where_there_is_no_memory_order(library: str) -> None:
+    xp = pytest.importorskip(library)
+    for order in ("C", "F"):
+        with pytest.raises(
+            TypeError, match=r"order is for namespaces with a memory order"
+        ):
+            eyelike.eye(2, xp=xp, order=order)
+
+
+@pytest.mark.parametrize("order", ["A", "K", "c", "f", 1, None.__class__, b"C"])
+def test_order_values_other_than_c_and_f(order: Any) -> None:
+    with pytest.raises(ValueError, match=r"order must be 'C' or 'F'"):
+        eyelike.eye(2, order=order)
+
+
+def test_order_with_out_is_refused_and_out_untouched() -> None:
+    out = np.full((2, 2), 7.0)
+    with pytest.raises(
+        TypeError, match="is for a fresh result; out has its own layout"
+    ):
+        eyelike.eye(2, out=out, order="F")
+    assert (out == 7).all()

@@ -74,8 +74,8 @@ def ov_batch_verdict(v: Any) -> Any:
         kind = kind_of(v)
         if kind is None or dtype_name(v.dtype) not in ("int32", "int64"):
             return Bad((TypeError,), (name,))
-        if len(v.shape) != 1:
-            return Bad((ValueError,), (name,))
+        if len(v.shape) != 1 or not isinstance(v.shape[0], int):
+            return Bad((ValueError,), (name,))  # not 1-D, or of unknown size
         items = list(to_numpy(v).tolist())
     else:
         return Bad((TypeError,), (name,))

@@ -105,6 +105,14 @@ def test_bug_dask_unknown_shape() -> None:
     exc = _named_error(lambda: eyelike.eye_like(unknown))
     assert isinstance(exc, ValueError)
     assert "x" in str(exc)
+    # Found by the OpenVINO fuzzer: a 1-D batch_shape of unknown length was
+    # a TypeError from range(nan).
+    lazy = da.from_array(np.array([2, 0]), chunks=1)
+    exc = _named_error(
+        lambda: eyelike.openvino.eye(2, 2, 0, lazy[lazy > 0], output_type="f32")
+    )
+    assert isinstance(exc, ValueError)
+    assert "batch_shape must have a known shape" in str(exc)
 
 
 @pytest.mark.parametrize(

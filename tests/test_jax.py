@@ -49,6 +49,26 @@ def test_sharding_as_device(kind: str) -> None:
     np.testing.assert_array_equal(np.asarray(result), reference((2,), 3, 4, -1))
 
 
+@pytest.mark.parametrize(
+    ("spec", "shape"),
+    [(P("b"), (5,)), (P(None, "b"), (2,)), (P(None, None, None, "b"), (2,))],
+    ids=["batch-5-over-2", "rows-3-over-2", "more-dims-than-the-output"],
+)
+def test_sharding_that_does_not_fit_names_device(spec: Any, shape: Any) -> None:
+    """Bug: a NamedSharding over 2 devices for a batch of 5 raised JAX's
+    IndivisibleError (or an IndexError for a spec longer than the output),
+    which names no parameter: eyelike's ValueError names device, the
+    sharding and the shape."""
+    sharding = jax.sharding.NamedSharding(_mesh(), spec)
+    want = (*shape, 3, 4)
+    with pytest.raises(ValueError) as info:
+        eyelike.eye(3, 4, batch_shape=shape, xp=jnp, device=sharding)
+    message = str(info.value)
+    assert message.startswith("device: the sharding NamedSharding(")
+    assert f"cannot lay out an output of shape {want}" in message
+    assert type(info.value) is ValueError
+
+
 def test_device_as_jax_device() -> None:
     device = jax.devices()[-1]
     result = eyelike.eye(3, xp=jnp, device=device)

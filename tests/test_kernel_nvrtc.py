@@ -3,7 +3,7 @@
 For every dtype CuPy supports (bfloat16 included), both index widths, both
 k modes and each layout class the host sends a kernel (the vector path, and
 its kernel for per-matrix k over matrices under one chunk, 32-bit only; the
-element path on a contiguous, a strided 2-D and a transposed 3-D output),
+element path on a strided 2-D and a transposed 3-D output),
 kernel_build.py generates the very source CuPy 14.2 would hand NVRTC for
 eyelike's ``ElementwiseKernel`` objects, from the launches `_cupy.plan`
 makes, and NVRTC 12 compiles it for sm_90 with CuPy's options. Any error or
@@ -41,12 +41,9 @@ def test_nvrtc_variants_cover_every_dtype_width_mode_and_layout() -> None:
         assert {(v.wide, v.per_matrix) for v in mine} == {
             (w, p) for w in (False, True) for p in (False, True)
         }
-        # A 1-byte output is always element-aligned: contiguous ones all
-        # take the vector path.
-        layouts = set(kb.LAYOUTS) - (
-            {"contiguous"} if kb.ITEMSIZE[dtype] == 1 else set()
-        )
-        assert {v.layout for v in mine} == layouts
+        # Contiguous outputs all take the vector path (a misaligned one is
+        # refused before launch).
+        assert {v.layout for v in mine} == set(kb.LAYOUTS) - {"contiguous"}
         small = {(v.wide, v.per_matrix) for v in mine if v.layout == "vector-small"}
         assert small == {(False, True)}
 

@@ -311,6 +311,26 @@ def test_packed_and_exotic_types_are_refused(output_type: str) -> None:
         ov_eye(2, 2, 0, output_type=output_type)
 
 
+@pytest.mark.parametrize("output_type", list(OUTPUT_TYPES))
+def test_output_type_as_an_openvino_type(ov: Any, output_type: str) -> None:
+    """Bug: openvino.Type objects, which OpenVINO users hold, were a
+    TypeError; they mean what their names mean."""
+    element = getattr(ov.Type, output_type)
+    got = ov_eye(3, 4, 1, [2], output_type=element)
+    want = ov_eye(3, 4, 1, [2], output_type=output_type)
+    assert got.dtype == want.dtype
+    np.testing.assert_array_equal(got, want)
+
+
+@pytest.mark.parametrize("output_type", REFUSED)
+def test_refused_types_as_openvino_types(ov: Any, output_type: str) -> None:
+    element = getattr(ov.Type, output_type, None)
+    if element is None:
+        pytest.skip(f"this OpenVINO has no Type.{output_type}")
+    with pytest.raises(TypeError, match=rf"output_type='{output_type}'.*allowed"):
+        ov_eye(2, 2, 0, output_type=element)
+
+
 def test_output_type_is_required() -> None:
     with pytest.raises(TypeError, match="output_type"):
         ov_eye(2, 2, 0)  # type: ignore[call-arg]

@@ -21,14 +21,15 @@ def test_eye_signature() -> None:
     kinds = {name: p.kind for name, p in params.items()}
     assert list(params) == [
         "n_rows", "n_cols", "k", "batch_shape", "dtype", "device", "xp", "out",
-        "chunks",
+        "chunks", "order",
     ]  # fmt: skip
     assert kinds["n_rows"] is inspect.Parameter.POSITIONAL_ONLY
     assert kinds["n_cols"] is inspect.Parameter.POSITIONAL_ONLY
     assert all(
         kinds[n] is inspect.Parameter.KEYWORD_ONLY
-        for n in ("k", "batch_shape", "dtype", "device", "xp", "out", "chunks")
+        for n in ("k", "batch_shape", "dtype", "device", "xp", "out", "chunks", "order")
     )
+    assert params["order"].default is None
     assert params["k"].default == 0
     assert params["batch_shape"].default == ()
 

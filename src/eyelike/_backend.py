@@ -16,7 +16,7 @@ from __future__ import annotations
 import importlib
 import math
 from types import ModuleType
-from typing import Any, ClassVar, NamedTuple
+from typing import Any, ClassVar, Literal, NamedTuple
 
 import numpy as np
 from array_api_compat import device as array_device
@@ -45,6 +45,9 @@ class Build(NamedTuple):
         Dask's chunks along the batch dimensions (None: the default).
     like
         `eye_like`'s ``x``, or None.
+    order
+        ``"C"`` or ``"F"``: the memory layout of a fresh result (only
+        backends with ``takes_order`` are asked for ``"F"``).
     """
 
     shape: tuple[int, ...]
@@ -54,6 +57,7 @@ class Build(NamedTuple):
     out: Any
     chunks: Any = None
     like: Any = None
+    order: Literal["C", "F"] = "C"
 
 
 class Backend:
@@ -75,6 +79,8 @@ class Backend:
         Whether its arrays can be filled in place (``out=``).
     takes_chunks
         Whether ``eye(..., chunks=)`` means something to it.
+    takes_order
+        Whether its arrays have a memory order (``eye(..., order="F")``).
     xp
         A namespace that follows the Array API standard (array-api-compat's
         wrapper where the library itself does not).
@@ -88,6 +94,7 @@ class Backend:
     needs_gpu: ClassVar[bool] = False
     mutable: ClassVar[bool] = True
     takes_chunks: ClassVar[bool] = False
+    takes_order: ClassVar[bool] = False
     # Appended to the error for a standard dtype the device lacks.
     dtype_hint: ClassVar[str] = ""
     # Dtypes are NumPy's (ml_dtypes' included), read by NumPy's parser, the
@@ -266,7 +273,7 @@ class Backend:
 
     def eye(self, build: Build) -> Any:
         """The batched eye ``build`` asks for (or its ``out``, filled)."""
-        shape, k, dtype, device, out, _, _ = build
+        shape, k, dtype, device, out = build[:5]
         return array_api_eye(self.xp, shape, k, dtype, device, out)
 
 

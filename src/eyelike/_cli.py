@@ -142,10 +142,31 @@ def _parser() -> argparse.ArgumentParser:
         "--device",
         default=None,
         metavar="DEV",
-        help="device, e.g. cpu, cuda:0, or a CUDA device id for cupy",
+        help=(
+            "device, by the library's own name for it, e.g. cpu, cuda:0, "
+            "device1 (array_api_strict), or a CUDA device id for cupy"
+        ),
     )
     parser.add_argument("--version", action="version", version=f"eyelike {__version__}")
     return parser
+
+
+def _device(xp: Any, backend: str, text: str | None) -> Any:
+    """The device ``--device`` names: a CUDA device id for CuPy; else the
+    namespace's own device of that name where its inspection API lists one
+    (array-api-strict's ``device1`` is the object it prints as
+    ``array_api_strict.Device('device1')``); else the text, for the
+    library to read (``cuda:0`` for torch, ``cpu`` for JAX)."""
+    if text is None:
+        return None
+    if backend == "cupy" and text.isdigit():
+        return int(text)
+    info = getattr(xp, "__array_namespace_info__", None)
+    devices = info().devices() if callable(info) else []
+    for device in devices:
+        if text in (str(device), repr(device)) or repr(device).endswith(f"({text!r})"):
+            return device
+    return text
 
 
 def _printable(a: np.ndarray[Any, Any]) -> np.ndarray[Any, Any]:
@@ -154,8 +175,12 @@ def _printable(a: np.ndarray[Any, Any]) -> np.ndarray[Any, Any]:
     reads as ``1 0 0``, like an integer one."""
     if a.dtype.type.__module__.partition(".")[0] != "ml_dtypes":
         return a
-    # 0 and 1 are exact in every type eyelike makes, and in the wider one.
-    wide = np.int64 if "int" in a.dtype.name else np.float32
+    # 0 and 1 are exact in every type eyelike makes, and in the wider one
+    # (complex32's imaginary part too: widened to complex64, not dropped).
+    name = a.dtype.name
+    wide = (
+        np.int64 if "int" in name else np.complex64 if "complex" in name else np.float32
+    )
     return a.astype(wide)
 
 
@@ -210,9 +235,6 @@ def main(argv: Sequence[str] | None = None) -> int:
             usable = False
         if not usable:
             parser.error("backend cupy: no usable CUDA device on this machine")
-    device: Any = args.device
-    if device is not None and args.backend == "cupy" and device.isdigit():
-        device = int(device)  # a CUDA device id
     try:
         result = eye(
             args.rows,
@@ -220,7 +242,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             k=args.k,
             batch_shape=tuple(args.batch_shape),
             dtype=args.dtype,
-            device=device,
+            device=_device(xp, args.backend, args.device),
             xp=xp,
         )
     except (TypeError, ValueError, MemoryError) as exc:

@@ -20,6 +20,7 @@ from ._offsets import clamped_offsets
 from ._out import check_out
 from ._registry import NUMPY, backend_of_array, backend_of_namespace
 from ._size import check as check_size
+from ._text import show
 
 if TYPE_CHECKING:
     import numpy.typing as npt
@@ -53,11 +54,14 @@ def _validate_and_build(
     out: Any,
     chunks: Any,
     like: Any,
+    order: Any = None,
 ) -> Any:
     """Check dtype, ``k``, size and ``out`` for ``backend``, then build."""
     if chunks is not None and not backend.takes_chunks:
-        msg = f"chunks is for Dask only; got chunks={chunks!r} with {backend.name}"
+        msg = f"chunks is for Dask only; got chunks={show(chunks)} with {backend.name}"
         raise TypeError(msg)
+    if order is not None:
+        _check_order(order, backend, out)
     dtype, itemsize = resolve_dtype(backend, dtype, device)
     shape = (*batch, n_rows, n_cols)
     offsets = clamped_offsets(k, backend, batch, n_rows, n_cols)
@@ -70,7 +74,26 @@ def _validate_and_build(
     )
     if out is not None:
         check_out(out, backend, shape, dtype, device)
-    return backend.eye(Build(shape, offsets, dtype, device, out, chunks, like))
+    return backend.eye(
+        Build(shape, offsets, dtype, device, out, chunks, like, order or "C")
+    )
+
+
+def _check_order(order: Any, backend: Backend, out: Any) -> None:
+    """``order`` is 'C' or 'F', for a fresh result of a namespace with a
+    memory order (as NumPy's and CuPy's own ``eye`` take it)."""
+    if not (isinstance(order, str) and order in ("C", "F")):
+        msg = f"order must be 'C' or 'F'; got {show(order)}"
+        raise ValueError(msg)
+    if not backend.takes_order:
+        msg = (
+            f"order is for namespaces with a memory order (numpy, cupy, dask); "
+            f"{backend.name} has none; got order={order!r}"
+        )
+        raise TypeError(msg)
+    if out is not None:
+        msg = f"order={order!r} is for a fresh result; out has its own layout"
+        raise TypeError(msg)
 
 
 def _general_eye(
@@ -83,12 +106,13 @@ def _general_eye(
     xp: Any,
     out: Any,
     chunks: Any,
+    order: Any,
 ) -> Any:
     """`eye` for every input: find the backend, validate, build."""
     if out is not None:
         backend = backend_of_array(out, "out")
         if xp is not None and backend_of_namespace(xp) is not backend:
-            msg = f"out is a {backend.name} array but xp={xp!r} was asked for"
+            msg = f"out is a {backend.name} array but xp={show(xp)} was asked for"
             raise TypeError(msg)
         if dtype is None:
             dtype = out.dtype
@@ -102,7 +126,7 @@ def _general_eye(
     if device is not None:
         device = backend.resolve_device(device)
     return _validate_and_build(
-        backend, batch, rows, cols, k, dtype, device, out, chunks, None
+        backend, batch, rows, cols, k, dtype, device, out, chunks, None, order
     )
 
 
@@ -119,6 +143,7 @@ def eye(
     xp: None = None,
     out: None = None,
     chunks: Any = None,
+    order: Any = None,
 ) -> npt.NDArray[np.float64]: ...
 @overload
 def eye(
@@ -133,6 +158,7 @@ def eye(
     xp: None = None,
     out: None = None,
     chunks: Any = None,
+    order: Any = None,
 ) -> npt.NDArray[Any]: ...
 @overload
 def eye(
@@ -147,6 +173,7 @@ def eye(
     xp: Any = None,
     out: OutT,
     chunks: Any = None,
+    order: Any = None,
 ) -> OutT: ...
 @overload
 def eye(
@@ -161,6 +188,7 @@ def eye(
     xp: Any = None,
     out: None = None,
     chunks: Any = None,
+    order: Any = None,
 ) -> Any: ...
 def eye(
     n_rows: SupportsIndex,
@@ -174,6 +202,7 @@ def eye(
     xp: Any = None,
     out: Any = None,
     chunks: Any = None,
+    order: Any = None,
 ) -> Any:
     """Return a matrix, or a batch of matrices, with ones on diagonal ``k``.
 
@@ -212,6 +241,11 @@ def eye(
         accepts (``64``, ``(16, -1)``, ``{0: 8}``, ``"auto"``, ``"64MiB"``).
         Default: from Dask's ``array.chunk-size`` setting. The matrix
         dimensions are never split.
+    order : {'C', 'F'}, optional
+        Memory layout of a fresh result, as in NumPy's and CuPy's ``eye``:
+        row-major (``'C'``, the default) or column-major (``'F'``); for Dask,
+        the layout of each chunk. Namespaces with no memory order (torch,
+        JAX, ...) refuse it, and so does a call with ``out``.
 
     Returns
     -------
@@ -243,7 +277,13 @@ def eye(
            [[0, 0],
             [1, 0]]])
     """
-    if out is None and device is None and chunks is None and type(batch_shape) is tuple:
+    if (
+        out is None
+        and device is None
+        and chunks is None
+        and order is None
+        and type(batch_shape) is tuple
+    ):
         # The common small call, where the backend has a short path for it
         # (NumPy's called directly: the tiniest calls are NumPy's). Finding
         # the backend first is also the general path's first step.
@@ -256,7 +296,9 @@ def eye(
             small = backend.small_eye(shape, k, dtype, None)
         if small is not None:
             return small
-    return _general_eye(n_rows, n_cols, k, batch_shape, dtype, device, xp, out, chunks)
+    return _general_eye(
+        n_rows, n_cols, k, batch_shape, dtype, device, xp, out, chunks, order
+    )
 
 
 @overload

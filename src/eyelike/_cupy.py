@@ -2,14 +2,17 @@
 CUDA source is ``kernels/eye.cuh``.
 
 Two kernel families. The vector path (``eyelike_eye_vector*``) serves every
-C-contiguous output whose address is element-aligned (a fresh one always
-is), for either k mode and any matrix size: each thread writes one 64-byte
-chunk as four aligned 16-byte stores, finding the chunk's ones from launch
+C-contiguous output, for either k mode and any matrix size: each thread
+writes one 64-byte chunk as four aligned 16-byte stores, finding the
+chunk's ones from launch
 constants computed here (per-matrix k over matrices under one chunk has a
 kernel of its own, whose chunks span several matrices). The element
 path (``eyelike_eye*``) serves strided and transposed outputs, one thread
 per element. `plan` (in ``_cupy_plan``, re-exported here) decides, and
-computes the vector path's constants.
+computes the vector path's constants. Both store whole elements, so an
+``out=`` with an element address that is not a multiple of its item size
+is refused before launch (`check_alignment`); a fresh output always is
+aligned.
 
 CuPy is imported inside the functions only, so a NumPy-only install never
 touches CUDA. The output comes from ``cupy.empty``: the kernel writes every
@@ -24,7 +27,7 @@ import importlib
 import importlib.resources
 from pathlib import Path
 from types import ModuleType
-from typing import Any
+from typing import Any, Literal
 
 import numpy as np
 from array_api_compat import is_cupy_namespace
@@ -41,6 +44,7 @@ from ._cupy_plan import (
     VECTOR_PARAMS,
     Launch,
     arguments,
+    check_alignment,
     diag_extent,
     divider,
     offsets_dtype,
@@ -50,6 +54,7 @@ from ._cupy_plan import (
     vector_kind,
     vector_scalars,
 )
+from ._text import show
 
 __all__ = [
     "CHUNK_BYTES",
@@ -62,6 +67,7 @@ __all__ = [
     "CuPyBackend",
     "Launch",
     "arguments",
+    "check_alignment",
     "check_dtype",
     "cuda_device",
     "diag_extent",
@@ -85,6 +91,7 @@ class CuPyBackend(Backend):
     compat_module = "array_api_compat.cupy"
     needs_gpu = True
     numpy_dtypes = True
+    takes_order = True
 
     @staticmethod
     def recognises(xp: ModuleType) -> bool:
@@ -95,7 +102,7 @@ class CuPyBackend(Backend):
             device, "id"
         ):
             return cuda_device(device)
-        msg = f"device must be a CUDA device id or cupy.cuda.Device; got {device!r}"
+        msg = f"device must be a CUDA device id or cupy.cuda.Device; got {show(device)}"
         raise ValueError(msg)
 
     def resolve_dtype(self, dtype: Any, device: Any) -> tuple[Any, int]:
@@ -117,6 +124,16 @@ class CuPyBackend(Backend):
             lo, hi = max(-n_rows, info.min), min(n_cols, info.max)
             return cupy.clip(k, lo, hi, out=clamped)
 
+    def check_writeable(self, out: Any) -> None:
+        # A misaligned store is a device fault that poisons the process's
+        # CUDA context: refuse before any launch.
+        # (An empty out is never stored to.)
+        if out.size:
+            long = tuple(
+                s for s, n in zip(out.strides, out.shape, strict=True) if n > 1
+            )
+            check_alignment(out.data.ptr, out.itemsize, long)
+
     def strides(self, out: Any) -> tuple[int, ...] | None:
         return tuple(s // out.itemsize for s in out.strides)
 
@@ -124,7 +141,9 @@ class CuPyBackend(Backend):
         return np.asarray(x.get())
 
     def eye(self, build: Build) -> Any:
-        return eye(build.shape, build.k, build.dtype, build.device, build.out)
+        return eye(
+            build.shape, build.k, build.dtype, build.device, build.out, build.order
+        )
 
 
 def check_dtype(dt: np.dtype[Any], why: str = "") -> np.dtype[Any]:
@@ -233,9 +252,15 @@ def _launch(launch: Launch, out: Any, kk: Any, mat_size: int) -> None:
 
 
 def eye(
-    shape: tuple[int, ...], k: Any, dtype: np.dtype[Any], device: Any, out: Any
+    shape: tuple[int, ...],
+    k: Any,
+    dtype: np.dtype[Any],
+    device: Any,
+    out: Any,
+    order: Literal["C", "F"] = "C",
 ) -> Any:
-    """Fill ``out`` (or a new CuPy array) on the current or requested device.
+    """Fill ``out`` (or a new CuPy array of memory ``order``) on the current
+    or requested device.
 
     ``k`` is a Python int or an integer array (NumPy or CuPy) broadcastable
     to the batch dims, already clamped into ``[-n_rows, n_cols]``.
@@ -250,7 +275,7 @@ def eye(
         where = contextlib.nullcontext()
     with where:
         if out is None:
-            out = cupy.empty(shape, dtype=dtype)
+            out = cupy.empty(shape, dtype=dtype, order=order)
         if out.size == 0:
             return out
         scalar_k = isinstance(k, int)

@@ -26,6 +26,7 @@ __all__ = [
     "VECTOR_PARAMS",
     "Launch",
     "arguments",
+    "check_alignment",
     "diag_extent",
     "divider",
     "offsets_dtype",
@@ -213,12 +214,61 @@ def vector_scalars(
     )
 
 
-def use_vector(itemsize: int, contiguous: bool, address: int) -> bool:
-    """Whether the vector path serves an output.
+def check_alignment(
+    address: int, itemsize: int, strides: tuple[int, ...] = (), name: str = "out"
+) -> None:
+    """Refuse an output some element of which is not aligned for its type.
 
-    It needs C order and an element-aligned address: the chunks are counted
-    from the 16-byte boundary at or before the first element, so every
-    chunk but the first and last is a whole, aligned 64 bytes. Any matrix
+    Both kernel families store whole elements of ``T``, and CuPy's device
+    type for every dtype is aligned to its item size (its ``complex<T>`` is
+    ``__align__(2 * sizeof(T))``), so every element address must be a
+    multiple of the item size: the first element's, and every stride in
+    bytes along a dimension of more than one element. A misaligned store
+    is a device fault, which leaves the process's CUDA context unusable;
+    CuPy's own kernels (``fill``, ``copyto``) make no such check, so this
+    one refuses such an array before launch rather than reroute it.
+
+    Parameters
+    ----------
+    address
+        The address of the first element.
+    itemsize
+        Bytes per element.
+    strides
+        The strides in bytes of the dimensions longer than one.
+    name
+        The parameter, for the message.
+
+    Raises
+    ------
+    ValueError
+        An element address that is not a multiple of ``itemsize``.
+    """
+    if address % itemsize:
+        aligned = address & -address  # the largest power of two dividing it
+        msg = (
+            f"{name} starts at address {address:#x}, aligned to {aligned} "
+            f"byte{'s' if aligned > 1 else ''}; its {itemsize}-byte elements need "
+            f"{itemsize}-byte alignment on the device (a view into a buffer at an "
+            "odd offset?): pass an aligned array, such as a fresh cupy.empty"
+        )
+        raise ValueError(msg)
+    bad = [s for s in strides if s % itemsize]
+    if bad:
+        msg = (
+            f"{name} has strides {strides} bytes, not all multiples of its "
+            f"{itemsize}-byte elements, which need {itemsize}-byte alignment on "
+            "the device: pass an aligned array, such as a fresh cupy.empty"
+        )
+        raise ValueError(msg)
+
+
+def use_vector(itemsize: int, contiguous: bool) -> bool:
+    """Whether the vector path serves an (element-aligned) output.
+
+    It needs C order: the chunks are counted from the 16-byte boundary at
+    or before the first element, so every chunk but the first and last is
+    a whole, aligned 64 bytes. Any matrix
     size and either k mode: per-matrix k over matrices under one chunk takes
     the vector kernel of its own (`small_matrices`), which reads the k of
     each matrix a chunk touches once, where the element path would read one
@@ -230,15 +280,13 @@ def use_vector(itemsize: int, contiguous: bool, address: int) -> bool:
         Bytes per element.
     contiguous
         Whether the output is C-contiguous.
-    address
-        The address of its first element.
 
     Returns
     -------
     bool
         True for the vector path, False for the element path.
     """
-    return contiguous and VECTOR_BYTES % itemsize == 0 and address % itemsize == 0
+    return contiguous and VECTOR_BYTES % itemsize == 0
 
 
 def small_matrices(per_matrix: bool, mat_size: int, itemsize: int) -> bool:
@@ -360,13 +408,20 @@ def plan(
     -------
     tuple of Launch
         The launches, in order; together they fill every matrix once.
+
+    Raises
+    ------
+    ValueError
+        An address that is not a multiple of ``itemsize`` (`check_alignment`):
+        no kernel can store to it.
     """
+    check_alignment(address, itemsize)
     n_rows, n_cols = shape[-2:]
     mat_size = n_rows * n_cols
     size = math.prod(shape)
     n_mats = size // mat_size
     per_matrix = k is None
-    if not use_vector(itemsize, contiguous, address):
+    if not use_vector(itemsize, contiguous):
         wide = size >= _INT32_LIMIT
         scalars: tuple[tuple[str, int], ...] = (
             ("n_cols", n_cols),

@@ -15,7 +15,7 @@ from __future__ import annotations
 import math
 import operator
 from types import ModuleType
-from typing import Any
+from typing import Any, Literal
 
 import numpy as np
 from array_api_compat import is_dask_namespace
@@ -23,6 +23,7 @@ from array_api_compat import is_dask_namespace
 from . import _cupy, _numpy
 from ._backend import Backend, Build
 from ._integers import is_bool_like
+from ._text import show
 
 __all__ = ["DaskBackend", "eye"]
 
@@ -37,6 +38,7 @@ class DaskBackend(Backend):
     compat_module = "array_api_compat.dask.array"
     mutable = False
     takes_chunks = True
+    takes_order = True
     numpy_dtypes = True
 
     @staticmethod
@@ -56,7 +58,9 @@ class DaskBackend(Backend):
         return np.asarray(get() if callable(get) else computed)
 
     def eye(self, build: Build) -> Any:
-        return eye(build.shape, build.k, build.dtype, build.chunks, build.like)
+        return eye(
+            build.shape, build.k, build.dtype, build.chunks, build.like, build.order
+        )
 
 
 def _dask_array() -> Any:
@@ -83,21 +87,24 @@ def _on_gpu(like: Any) -> bool:
 
 def _bad_chunks(chunks: Any, batch: tuple[int, ...], why: str) -> ValueError:
     msg = (
-        f"chunks={chunks!r:.120} is not a chunking of the batch dimensions "
+        f"chunks={show(chunks, 120)} is not a chunking of the batch dimensions "
         f"{batch} (every chunk holds whole matrices): {why}"
     )
     return ValueError(msg)
 
 
-def _has_bool(spec: Any) -> bool:
-    """Whether a chunks spec holds a bool anywhere (dicts and nests too)."""
-    if is_bool_like(spec):
-        return True
+def _has(spec: Any, bad: Any) -> bool:
+    """Whether a chunks spec holds a value ``bad`` says yes to, anywhere
+    (dict values and nested sequences too)."""
     if isinstance(spec, dict):
-        return any(_has_bool(v) for v in spec.values())
+        return any(_has(v, bad) for v in spec.values())
     if isinstance(spec, (tuple, list)):
-        return any(_has_bool(v) for v in spec)
-    return False
+        return any(_has(v, bad) for v in spec)
+    return bool(bad(spec))
+
+
+def _below_minus_one(value: Any) -> bool:
+    return isinstance(value, (int, np.integer)) and bool(value < -1)
 
 
 def _full_spec(
@@ -125,7 +132,7 @@ def _full_spec(
             except TypeError:
                 i = nb  # reported below
             if isinstance(axis, (bool, np.bool_)) or not -nb <= i < nb:
-                why = f"axis {axis!r} is not one of the {nb} batch dimensions"
+                why = f"axis {show(axis)} is not one of the {nb} batch dimensions"
                 raise _bad_chunks(chunks, batch, why)
             spec[i % nb] = value
         return {**spec, nb: n_rows, nb + 1: n_cols}, limit
@@ -149,8 +156,13 @@ def _batch_chunks(
     if like is not None:
         # Keep x's batch chunks; its chunking of the matrix dims is dropped.
         return tuple(tuple(int(c) for c in dim) for dim in like.chunks[:-2])
-    if _has_bool(chunks):
+    if _has(chunks, is_bool_like):
         raise _bad_chunks(chunks, batch, "a bool is not a chunk size")
+    if _has(chunks, _below_minus_one):
+        # Dask's normaliser lets some through (-5 along 64 gives one chunk of
+        # -1), to fail at compute, inside a task.
+        why = "a chunk size is a positive int, or -1 for the whole dimension"
+        raise _bad_chunks(chunks, batch, why)
     spec, limit = _full_spec(chunks, batch, n_rows, n_cols)
     if math.prod(shape) == 0:
         # "auto" divides by the chunk's size; with no elements, one chunk.
@@ -162,6 +174,16 @@ def _batch_chunks(
         normal = normalize_chunks(spec, shape, limit=limit, dtype=dtype)
     except (TypeError, ValueError, ZeroDivisionError) as exc:
         raise _bad_chunks(chunks, batch, str(exc) or type(exc).__name__) from exc
+    # Whatever else the normaliser lets through is refused here, not at
+    # compute.
+    for dim, size in zip(normal, shape, strict=True):
+        if any(c < 0 for c in dim) or sum(dim) != size:
+            why = (
+                "a chunk size is a positive int, or -1 for the whole dimension; "
+                f"this one gives chunks {show(tuple(dim), 60)} along a dimension "
+                f"of {size}"
+            )
+            raise _bad_chunks(chunks, batch, why)
     if tuple(normal[-2:]) != ((n_rows,), (n_cols,)):
         why = f"the matrix dimensions would be split as {normal[-2:]}"
         raise _bad_chunks(chunks, batch, why)
@@ -196,16 +218,28 @@ def _host(k: Any) -> Any:
 
 
 def _block(
-    chunk_shape: tuple[int, ...], k: Any, *, out_dtype: np.dtype[Any], gpu: bool
+    chunk_shape: tuple[int, ...],
+    k: Any,
+    *,
+    out_dtype: np.dtype[Any],
+    gpu: bool,
+    order: Literal["C", "F"],
 ) -> Any:
     """Make one chunk: whole matrices, on the NumPy or the CuPy backend."""
     if gpu:
-        return _cupy.eye(chunk_shape, k, out_dtype, None, None)
+        return _cupy.eye(chunk_shape, k, out_dtype, None, None, order)
     k = k if isinstance(k, int) else _host(k)
-    return _numpy.eye(chunk_shape, k, out_dtype, None)
+    return _numpy.eye(chunk_shape, k, out_dtype, None, order)
 
 
-def eye(shape: tuple[int, ...], k: Any, dtype: Any, chunks: Any, like: Any) -> Any:
+def eye(
+    shape: tuple[int, ...],
+    k: Any,
+    dtype: Any,
+    chunks: Any,
+    like: Any,
+    order: Literal["C", "F"] = "C",
+) -> Any:
     """A lazy Dask array of the batched eye of ``shape``.
 
     Parameters
@@ -223,6 +257,8 @@ def eye(shape: tuple[int, ...], k: Any, dtype: Any, chunks: Any, like: Any) -> A
         None for Dask's ``array.chunk-size``. Ignored when ``like`` is given.
     like : dask.array.Array or None
         ``eye_like``'s ``x``: its batch chunks and chunk type are kept.
+    order : {"C", "F"}
+        The memory layout of each chunk.
 
     Returns
     -------
@@ -260,7 +296,7 @@ def eye(shape: tuple[int, ...], k: Any, dtype: Any, chunks: Any, like: Any) -> A
     else:
         k_arr = _k_array(k, batch, bc)
         k_args = (k_arr, index[len(batch) - k_arr.ndim : len(batch)])
-    name = "eyelike-eye-" + tokenize(shape, out_chunks, k_args, dtype, gpu)
+    name = "eyelike-eye-" + tokenize(shape, out_chunks, k_args, dtype, gpu, order)
     return _dask_array().blockwise(
         _block,
         index,
@@ -274,4 +310,5 @@ def eye(shape: tuple[int, ...], k: Any, dtype: Any, chunks: Any, like: Any) -> A
         concatenate=True,
         out_dtype=dtype,
         gpu=gpu,
+        order=order,
     )

@@ -10,10 +10,13 @@ spelling, so the common call pays one dictionary lookup.
 
 from __future__ import annotations
 
+import re
 import warnings
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
+
+from ._text import show
 
 if TYPE_CHECKING:
     from ._backend import Backend
@@ -75,7 +78,11 @@ ITEMSIZE = {
     "complex128": 16,
 }
 # What NumPy's dtype parser raises for text it cannot read.
-_PARSE_ERRORS = (TypeError, ValueError, SyntaxError, OverflowError)
+# (RecursionError: NumPy reads a list as a structured dtype, nested or not.)
+_PARSE_ERRORS = (TypeError, ValueError, SyntaxError, OverflowError, RecursionError)
+# Names of ml_dtypes' types (bfloat16, float8_e4m3fn, int4, complex32, ...),
+# for the hint when it is not installed.
+_ML_DTYPES_NAME = re.compile(r"bfloat16|float[4-8]_e\w+|u?int[124]|b?complex32")
 # dtypes whose value set has no exact 0 (or no 1): they cannot hold an eye.
 NO_ZERO = frozenset({"float8_e8m0fnu"})
 
@@ -135,6 +142,8 @@ def dtype_name(dtype: Any) -> str | None:
     parsed = _parse(dtype)
     if parsed is not None:
         return str(parsed.name)
+    if isinstance(dtype, (list, tuple, dict)):  # no name; str() may recurse
+        return None
     # torch.float32, array_api_strict.float32, ...: the name after the dot.
     name = str(dtype).rsplit(".", 1)[-1]
     return name if name in ITEMSIZE or name in EXTRA_NAMES else None
@@ -162,7 +171,7 @@ def from_numpy(dtype: Any, library: str) -> np.dtype[Any]:
         hasattr(dtype, "shape") and not isinstance(dtype, (type, np.dtype, np.generic))
     ):
         # NumPy would read an array's (or scalar's) dtype, with a warning.
-        msg = f"dtype must be a dtype or dtype name, not a value; got {dtype!r:.80}"
+        msg = f"dtype must be a dtype or dtype name, not a value; got {show(dtype)}"
         raise TypeError(msg)
     dt = _parse(dtype)
     if dt is None:
@@ -175,7 +184,15 @@ def from_numpy(dtype: Any, library: str) -> np.dtype[Any]:
             except (ImportError, AttributeError, TypeError):
                 dt = _parse(name)
     if dt is None:
-        msg = f"dtype {dtype!r:.80} is not a dtype that {library} knows"
+        msg = f"dtype {show(dtype)} is not a dtype that {library} knows"
+        if isinstance(dtype, str) and _ML_DTYPES_NAME.fullmatch(dtype):
+            try:
+                import ml_dtypes
+            except ImportError:
+                msg += (
+                    " without ml_dtypes, which has it: install "
+                    "eyelike[ml-dtypes] (pip install 'eyelike[ml-dtypes]')"
+                )
         raise TypeError(msg)
     return _exact_zero_and_one(dt)
 
@@ -195,9 +212,9 @@ def from_table(
         found = dtype_name(dtype) if not isinstance(dtype, bool) else None
     if found not in table:
         msg = (
-            f"dtype {dtype!r:.80} is not a numeric dtype of {library} on this "
+            f"dtype {show(dtype)} is not a numeric dtype of {library} on this "
             f"device{hint if found in STANDARD_NAMES else ''}; allowed: "
-            f"{', '.join(sorted(table))}"
+            f"{', '.join(sorted(n for n in table if n not in NO_ZERO))}"
         )
         raise TypeError(msg)
     if found in NO_ZERO:

@@ -16,6 +16,8 @@ from typing import Any
 
 import numpy as np
 
+from ._text import show
+
 __all__ = [
     "INT64_MAX",
     "INT64_MIN",
@@ -26,6 +28,7 @@ __all__ = [
     "is_bool_like",
     "is_integer_scalar",
     "is_time",
+    "nesting_depth",
     "not_data",
     "within_int64",
 ]
@@ -76,6 +79,28 @@ def index_or_none(value: Any) -> int | None:
         return None
 
 
+def nesting_depth(value: Any, limit: int) -> int:
+    """How many levels of lists and tuples ``value`` nests (0: none), counted
+    no further than ``limit + 1``.
+
+    Level by level, without recursion, each distinct object once per level:
+    a list nested thousands of levels deep, or one that holds itself, costs
+    ``limit + 1`` levels, where NumPy's conversion or a ``repr`` would
+    overflow the stack.
+    """
+    depth, level = 0, [value]
+    while depth <= limit:
+        inner: dict[int, Any] = {}
+        for item in level:
+            if isinstance(item, (list, tuple)):
+                inner.update((id(v), v) for v in item)
+        if not any(isinstance(item, (list, tuple)) for item in level):
+            return depth
+        depth += 1
+        level = list(inner.values())
+    return depth
+
+
 def within_int64(value: int, name: str, limit_text: str = "at most 2**63 - 1") -> int:
     """``value`` if it is a non-negative int64, else ``ValueError`` naming it."""
     if value < 0:
@@ -94,13 +119,15 @@ def dimension(value: Any, name: str) -> int:
     v = index_or_none(value)
     if v is None:
         if is_bool_like(value):
-            msg = f"{name} must be a non-negative integer, not a bool; got {value!r}"
+            msg = (
+                f"{name} must be a non-negative integer, not a bool; got {show(value)}"
+            )
         elif not_data(value) or is_time(value):
-            msg = f"{name} must be a non-negative integer; got {value!r:.80}"
+            msg = f"{name} must be a non-negative integer; got {show(value)}"
         else:
             msg = (
                 f"{name} must be a non-negative integer (int or object with "
-                f"__index__); got {type(value).__name__} {value!r:.80}"
+                f"__index__); got {type(value).__name__} {show(value)}"
             )
         raise TypeError(msg)
     return within_int64(v, name)
@@ -119,7 +146,7 @@ def batch_shape(value: Any, name: str = "batch_shape") -> tuple[int, ...]:
         or not_data(value)
         or (is_bool_like(value) and not hasattr(value, "shape"))
     ):
-        msg = f"{name} must be an int or a sequence of ints; got {value!r:.80}"
+        msg = f"{name} must be an int or a sequence of ints; got {show(value)}"
         raise TypeError(msg)
     shape = getattr(value, "shape", None)
     if shape is not None:
@@ -132,7 +159,7 @@ def batch_shape(value: Any, name: str = "batch_shape") -> tuple[int, ...]:
             msg = f"{name} must be 1-D when given as an array; got shape {shape}"
             raise ValueError(msg)
         if is_bool_like(value):
-            msg = f"{name} must hold integers, not bools; got {value!r:.80}"
+            msg = f"{name} must hold integers, not bools; got {show(value)}"
             raise TypeError(msg)
         if shape[0] > MAX_BATCH_DIMS:
             items = value
@@ -145,7 +172,7 @@ def batch_shape(value: Any, name: str = "batch_shape") -> tuple[int, ...]:
     elif hasattr(value, "__index__"):
         return (dimension(value, name),)
     else:
-        msg = f"{name} must be an int or a sequence of ints; got {value!r:.80}"
+        msg = f"{name} must be an int or a sequence of ints; got {show(value)}"
         raise TypeError(msg)
     if len(items) > MAX_BATCH_DIMS:
         # Checked before reading the entries: a huge range would take hours.
@@ -154,4 +181,11 @@ def batch_shape(value: Any, name: str = "batch_shape") -> tuple[int, ...]:
             f"are supported (NumPy arrays have at most 64 dimensions)"
         )
         raise ValueError(msg)
+    for i, v in enumerate(items):
+        if isinstance(v, (list, tuple)):
+            msg = (
+                f"{name} must be a flat sequence of ints (one per batch "
+                f"dimension); {name}[{i}] is a {type(v).__name__}"
+            )
+            raise TypeError(msg)
     return tuple(dimension(v, f"{name}[{i}]") for i, v in enumerate(items))

@@ -25,6 +25,7 @@ from array_api_compat import is_jax_namespace
 
 from . import _size
 from ._backend import Backend, Build, check_index_fits
+from ._text import show
 
 __all__ = ["JaxBackend"]
 
@@ -48,12 +49,12 @@ class JaxBackend(Backend):
             try:  # a platform name: its first device
                 return jax.devices(device)[0]
             except RuntimeError:
-                msg = f"device {device!r} is not a JAX platform here"
+                msg = f"device {show(device)} is not a JAX platform here"
                 raise ValueError(msg) from None
         if not isinstance(device, (jax.Device, jax.sharding.Sharding)):
             msg = (
                 f"device must be a jax.Device, a jax.sharding.Sharding or a "
-                f"platform name; got {device!r}"
+                f"platform name; got {show(device)}"
             )
             raise ValueError(msg)
         return device
@@ -99,7 +100,7 @@ class JaxBackend(Backend):
     def eye(self, build: Build) -> Any:
         import jax
 
-        shape, k, dtype, device, _, _, _ = build  # immutable: never an out
+        shape, k, dtype, device = build[:4]  # immutable: never an out
         jnp = self.library
         if math.prod(shape) == 0:  # nothing to compute: no iotas either
             return jnp.zeros(shape, dtype=dtype, device=device)
@@ -107,12 +108,11 @@ class JaxBackend(Backend):
         n_rows, n_cols = shape[-2:]
         check_index_fits(n_rows, n_cols, index, jnp.iinfo(index).max)
         placement = None
-        if device is not None:
-            placement = (
-                device
-                if isinstance(device, jax.sharding.Sharding)
-                else jax.sharding.SingleDeviceSharding(device)
-            )
+        if isinstance(device, jax.sharding.Sharding):
+            _check_fits(device, shape)
+            placement = device
+        elif device is not None:
+            placement = jax.sharding.SingleDeviceSharding(device)
         # A host value, not jnp.asarray: jit moves it with the call, where an
         # eager conversion would be a computation of its own.
         offsets = np.asarray(k, dtype=index) if isinstance(k, (int, np.ndarray)) else k
@@ -155,6 +155,21 @@ _FLOAT8_NAMES = (
     "float8_e4m3",
     "float8_e8m0fnu",  # refused: it has no exact zero
 )
+
+
+def _check_fits(sharding: Any, shape: tuple[int, ...]) -> None:
+    """Refuse a sharding that cannot lay out ``shape`` (a dimension it splits
+    that its mesh does not divide, or more dimensions than the output has),
+    before XLA refuses it with an error that names no parameter."""
+    try:
+        sharding.shard_shape(shape)
+    except (ValueError, IndexError, TypeError) as exc:
+        msg = (
+            f"device: the sharding {show(sharding, 200)} cannot lay out an "
+            f"output of shape {shape} (each dimension it splits must divide "
+            f"evenly): {str(exc)[:300]}"
+        )
+        raise ValueError(msg) from None
 
 
 def _devices_of(device: Any) -> Any:

@@ -23,7 +23,7 @@ from __future__ import annotations
 
 import ctypes
 from types import ModuleType
-from typing import Any
+from typing import Any, Literal
 
 import numpy as np
 from array_api_compat import is_numpy_namespace
@@ -32,6 +32,7 @@ from numpy.lib.stride_tricks import as_strided
 from . import _size
 from ._backend import Backend, Build
 from ._dtypes import resolve as resolve_dtype
+from ._text import show
 
 __all__ = ["BACKEND", "NumPyBackend", "eye", "eye_2d", "small_eye_2d"]
 
@@ -56,6 +57,7 @@ class NumPyBackend(Backend):
     name = "numpy"
     module = "numpy"
     numpy_dtypes = True
+    takes_order = True
 
     @staticmethod
     def recognises(xp: ModuleType) -> bool:
@@ -64,7 +66,7 @@ class NumPyBackend(Backend):
     def resolve_device(self, device: Any) -> Any:
         if isinstance(device, str) and device == "cpu":
             return device
-        msg = f"device must be None or 'cpu' for NumPy; got {device!r}"
+        msg = f"device must be None or 'cpu' for NumPy; got {show(device)}"
         raise ValueError(msg)
 
     def device_of(self, x: Any) -> Any:
@@ -90,7 +92,7 @@ class NumPyBackend(Backend):
         return small_eye_2d(shape[0], shape[1], k, dtype)
 
     def eye(self, build: Build) -> Any:
-        return eye(build.shape, build.k, build.dtype, build.out)
+        return eye(build.shape, build.k, build.dtype, build.out, build.order)
 
 
 # The one instance (the registry hands it out).
@@ -231,10 +233,12 @@ def eye(
     k: int | np.ndarray[Any, Any],
     dtype: np.dtype[Any],
     out: np.ndarray[Any, Any] | None,
+    order: Literal["C", "F"] = "C",
 ) -> np.ndarray[Any, Any]:
-    """Fill ``out`` (or a new C-contiguous array) with the batched eye."""
+    """Fill ``out`` (or a new array of memory ``order``) with the batched eye."""
+    a: np.ndarray[Any, Any]
     if out is None:
-        a = np.zeros(shape, dtype=dtype)
+        a = np.zeros(shape, dtype=dtype, order=order)
     else:
         a = out
         if isinstance(k, int) and a.flags.c_contiguous and _copy_template(a, k):

@@ -11,7 +11,15 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from ._integers import index_or_none, is_bool_like, is_time, not_data
+from ._integers import (
+    MAX_BATCH_DIMS,
+    index_or_none,
+    is_bool_like,
+    is_time,
+    nesting_depth,
+    not_data,
+)
+from ._text import show
 
 if TYPE_CHECKING:
     from ._backend import Backend
@@ -31,11 +39,25 @@ def clamped_offsets(
     if type(k) is int:
         return min(max(k, -n_rows), n_cols)
     if not_data(k) or is_time(k):
-        msg = f"k must be an integer or an integer array; got {k!r:.80}"
+        msg = f"k must be an integer or an integer array; got {show(k)}"
         raise TypeError(msg)
     is_array = hasattr(k, "shape") and not isinstance(k, np.generic)
     if not is_array and not isinstance(k, (list, tuple)):
         return min(max(_scalar(k), -n_rows), n_cols)
+    if (
+        isinstance(k, (list, tuple))
+        and nesting_depth(k, MAX_BATCH_DIMS) > MAX_BATCH_DIMS
+    ):
+        # Refused before NumPy reads it: a deeper nest overflows its
+        # conversion, or becomes an array of lists. (A shallower one that is
+        # still too deep is refused below, with its shape.)
+        rank = len(batch)
+        msg = (
+            f"k is nested more than {MAX_BATCH_DIMS} levels deep; one offset per "
+            f"matrix broadcasts to batch_shape {batch} with at most {rank} "
+            f"level{'' if rank == 1 else 's'} of nesting"
+        )
+        raise ValueError(msg)
     if isinstance(k, (list, tuple, np.ndarray)):
         arr: Any = _host_array(k)
         k_backend = None
@@ -44,9 +66,13 @@ def clamped_offsets(
 
         k_backend = backend_of_array(k, "k")
         if k_backend is not backend:
+            arrays = "NumPy" if backend.name == "numpy" else f"NumPy or {backend.name}"
+            where = f" (xp={k_backend.module})" if k_backend.module else ""
             msg = (
-                f"k must be an int, a Python sequence, a NumPy array or a "
-                f"{backend.name} array; got a {k_backend.name} array"
+                f"k is a {k_backend.name} array, but the result is made by "
+                f"{backend.name}: give k as an int, a Python sequence or a "
+                f"{arrays} array (k.tolist(), say), or make the result with "
+                f"{k_backend.name}{where}"
             )
             raise TypeError(msg)
         if is_bool_like(k) or not backend.xp.isdtype(k.dtype, "integral"):
@@ -77,11 +103,11 @@ def _scalar(k: Any) -> int:
     v = index_or_none(k)
     if v is None:
         if is_bool_like(k):
-            msg = f"k must be an integer or an integer array, not a bool; got {k!r}"
+            msg = f"k must be an integer or an integer array, not a bool; got {show(k)}"
         else:
             msg = (
                 f"k must be an integer or an integer array; got "
-                f"{type(k).__name__} {k!r:.80}"
+                f"{type(k).__name__} {show(k)}"
             )
         raise TypeError(msg)
     return v
@@ -98,16 +124,16 @@ def _host_array(k: Any) -> np.ndarray[Any, Any]:
     try:
         arr = np.asarray(k, dtype=object)
     except TypeError:  # an entry NumPy cannot hold at all
-        msg = f"k must hold integers only; got {k!r:.80}"
+        msg = f"k must hold integers only; got {show(k)}"
         raise TypeError(msg) from None
     except ValueError:
-        msg = f"k must be a rectangular sequence of integers; got {k!r:.80}"
+        msg = f"k must be a rectangular sequence of integers; got {show(k)}"
         raise ValueError(msg) from None
     entries = []
     for v in arr.ravel().tolist():
         entry = index_or_none(v)
         if entry is None:  # at the first: later entries' __index__ never runs
-            msg = f"k must hold integers only; got {k!r:.80}"
+            msg = f"k must hold integers only; got {show(k)}"
             raise TypeError(msg)
         entries.append(entry)
     arr.ravel()[:] = entries

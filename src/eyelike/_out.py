@@ -6,6 +6,8 @@ from __future__ import annotations
 import math
 from typing import TYPE_CHECKING, Any
 
+from ._text import show
+
 if TYPE_CHECKING:
     from ._backend import Backend
 
@@ -54,5 +56,5 @@ def check_out(
         return
     have = backend.device_of(out)
     if not backend.same_device(have, device):
-        msg = f"out is on device {have}; device {device!r} was asked for"
+        msg = f"out is on device {have}; device {show(device)} was asked for"
         raise ValueError(msg)

@@ -17,6 +17,7 @@ from ._generic import GenericBackend
 from ._jax import JaxBackend
 from ._numpy import BACKEND as NUMPY_BACKEND
 from ._numpy import NumPyBackend
+from ._text import show
 from ._torch import TorchBackend
 
 __all__ = ["BACKENDS", "NUMPY", "backend_of_array", "backend_of_namespace"]
@@ -54,7 +55,7 @@ def backend_of_namespace(xp: Any) -> Backend:
     if not isinstance(xp, ModuleType):
         msg = (
             f"xp must be an array namespace (a module such as numpy, cupy, "
-            f"torch, jax.numpy, dask.array, array_api_strict); got {xp!r:.80}"
+            f"torch, jax.numpy, dask.array, array_api_strict); got {show(xp)}"
         )
         raise TypeError(msg)
     for cls in _OWNERS:  # known by name: no table read (see backend_of_array)
@@ -84,7 +85,7 @@ def _recognise(xp: ModuleType) -> Backend:
             return _instance(cls, xp)
     msg = (
         f"xp must be an array namespace such as numpy, cupy, torch, jax.numpy, "
-        f"dask.array or array_api_strict; got {xp!r}"
+        f"dask.array or array_api_strict; got {show(xp)}"
     )
     raise TypeError(msg)
 
@@ -136,7 +137,7 @@ def backend_of_array(x: Any, name: str = "x") -> Backend:
         or not is_array_api_obj(x)
         or isinstance(x, np.generic)
     ):
-        msg = f"{name} must be an array; got {type(x).__name__} {x!r:.80}"
+        msg = f"{name} must be an array; got {type(x).__name__} {show(x)}"
         raise TypeError(msg)
     backend = backend_of_namespace(array_namespace(x))
     if len(_BY_ARRAY_TYPE) < _BY_ARRAY_TYPE_LIMIT:

@@ -17,6 +17,7 @@ import numpy as np
 from . import _dtypes, _size
 from ._backend import Backend, Build
 from ._size import is_small
+from ._text import show
 
 __all__ = ["TorchBackend"]
 
@@ -93,10 +94,10 @@ class TorchBackend(Backend):
         try:
             dev = torch.device(device)
         except (RuntimeError, TypeError, ValueError):
-            msg = f"device {device!r} is not a torch device"
+            msg = f"device {show(device)} is not a torch device"
             raise ValueError(msg) from None
         if dev.type not in ("cpu", "meta") and not _has_device_type(torch, dev.type):
-            msg = f"device {device!r}: this torch build has no {dev.type} device"
+            msg = f"device {show(device)}: this torch build has no {dev.type} device"
             raise ValueError(msg)
         return dev
 
@@ -205,7 +206,7 @@ class TorchBackend(Backend):
         return _scalar_k(torch, shape, k, dtype, like.device, None)
 
     def eye(self, build: Build) -> Any:
-        shape, k, dtype, device, out, _, _ = build
+        shape, k, dtype, device, out = build[:5]
         if not isinstance(k, int):
             return _per_matrix(self.library, shape, k, dtype, device, out)
         return _scalar_k(self.library, shape, k, dtype, device, out)
@@ -261,8 +262,9 @@ def _per_matrix(
     Eagerly: zeros, then the ones written at their computed (matrix, row,
     column) indices, about as many writes as there are ones. Under
     torch.compile, whose graph cannot hold the data-dependent count of ones,
-    the mask ``col - row == k[b]`` instead, which inductor fuses into one
-    kernel (and eagerly too past ``_INDEXED_ONES`` ones).
+    and on tensors with no values to count (meta tensors, a FakeTensorMode's
+    fakes), the mask ``col - row == k[b]`` instead, which inductor fuses
+    into one kernel (and eagerly too past ``_INDEXED_ONES`` ones).
     """
     if math.prod(shape) == 0:  # nothing to write: no index scratch either
         return torch.zeros(shape, dtype=dtype, device=device) if out is None else out
@@ -273,7 +275,12 @@ def _per_matrix(
     # mask (one byte an element) is the lighter of the two. torch's CPU
     # kernels have no index_put for uint16-64.
     ones = math.prod(batch) * min(n_rows, n_cols)
-    if torch.compiler.is_compiling() or ones > _INDEXED_ONES or _wide_unsigned(dtype):
+    if (
+        torch.compiler.is_compiling()
+        or ones > _INDEXED_ONES
+        or _wide_unsigned(dtype)
+        or not _has_values(torch, offsets)
+    ):
         rows = torch.arange(n_rows, device=device)
         cols = torch.arange(n_cols, device=device)
         mask = (cols[None, :] - rows[:, None]) == offsets[..., None, None]
@@ -294,6 +301,12 @@ def _per_matrix(
     where = (*torch.unravel_index(matrix, batch), r0[matrix] + step, c0[matrix] + step)
     result[where] = 1
     return result
+
+
+def _has_values(torch: Any, t: Any) -> bool:
+    """Whether ``t`` holds values a data-dependent size can be read from:
+    not a meta tensor, nor a subclass such as a FakeTensorMode's fakes."""
+    return type(t) is torch.Tensor and not t.is_meta
 
 
 def _plain_dtype(torch: Any, dtype: Any) -> bool:

@@ -16,6 +16,7 @@ from . import _core, _dtypes
 from ._dtypes import dtype_name
 from ._integers import INT64_MAX, INT64_MIN, is_integer_scalar
 from ._registry import backend_of_array
+from ._text import show
 
 __all__ = ["eye_like"]
 
@@ -56,7 +57,7 @@ def _output_type(dtype: Any) -> str:
     if not is_integer_scalar(dtype):
         msg = (
             f"dtype must be None or a TensorProto DataType enum int "
-            f"({_ALLOWED}); got {type(dtype).__name__} {dtype!r:.80}"
+            f"({_ALLOWED}); got {type(dtype).__name__} {show(dtype)}"
         )
         raise TypeError(msg)
     value = int(dtype)
@@ -75,7 +76,7 @@ def _attribute_k(k: Any) -> int:
     if not is_integer_scalar(k):
         msg = (
             f"k must be an int (EyeLike-9's int64 attribute); got "
-            f"{type(k).__name__} {k!r:.80}"
+            f"{type(k).__name__} {show(k)}"
         )
         raise TypeError(msg)
     value = int(k)

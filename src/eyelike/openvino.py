@@ -21,6 +21,7 @@ from . import _core, _dtypes
 from ._backend import Backend
 from ._integers import INT64_MAX, INT64_MIN, is_integer_scalar, is_time, within_int64
 from ._registry import NUMPY, backend_of_array
+from ._text import show
 
 __all__ = ["eye"]
 
@@ -51,13 +52,23 @@ _ALLOWED_TYPES = ", ".join(_OUTPUT_TYPES)
 _T_NUM = ("int32", "int64")
 
 
+def _is_openvino_type(value: Any) -> bool:
+    """An ``openvino.Type`` (such as ``openvino.Type.f32``), known by its
+    class without importing OpenVINO."""
+    cls = type(value)
+    return cls.__name__ == "Type" and cls.__module__.partition(".")[0] == "openvino"
+
+
 def _output_dtype_name(output_type: Any) -> str:
-    """The standard dtype name for an OpenVINO element type name."""
+    """The standard dtype name for an OpenVINO element type, given by name
+    or as an ``openvino.Type``."""
+    if _is_openvino_type(output_type):
+        output_type = output_type.get_type_name()  # "f32", "boolean", ...
     if not isinstance(output_type, str):
         msg = (
             f"output_type must be an OpenVINO element type name (one of "
-            f"{_ALLOWED_TYPES}); got {type(output_type).__name__} "
-            f"{output_type!r:.80}"
+            f"{_ALLOWED_TYPES}) or an openvino.Type; got "
+            f"{type(output_type).__name__} {show(output_type)}"
         )
         raise TypeError(msg)
     name = _OUTPUT_TYPES.get(output_type)
@@ -65,13 +76,13 @@ def _output_dtype_name(output_type: Any) -> str:
         return name
     if output_type in _REFUSED_TYPES:
         msg = (
-            f"output_type={output_type!r} is a packed, 8-bit float or "
+            f"output_type={show(output_type)} is a packed, 8-bit float or "
             f"non-numeric OpenVINO type that eyelike does not produce; "
             f"allowed: {_ALLOWED_TYPES}"
         )
     else:
         msg = (
-            f"output_type={output_type!r:.80} is not an OpenVINO element type "
+            f"output_type={show(output_type)} is not an OpenVINO element type "
             f"name eyelike knows; allowed: {_ALLOWED_TYPES}"
         )
     raise TypeError(msg)
@@ -94,12 +105,12 @@ def _check_t_num(dtype: Any, name: str) -> None:
 def _scalar(value: Any, name: str) -> tuple[int, Any]:
     """A scalar input's value and the array it came from (None if not one)."""
     if isinstance(value, (bool, np.bool_)):
-        msg = f"{name} must be an integer, not a bool; got {value!r}"
+        msg = f"{name} must be an integer, not a bool; got {show(value)}"
         raise TypeError(msg)
     if isinstance(value, int):
         return int(value), None
     if is_time(value):
-        msg = f"{name} must be an int32/int64 integer; got {value!r}"
+        msg = f"{name} must be an int32/int64 integer; got {show(value)}"
         raise TypeError(msg)
     if isinstance(value, np.generic):
         _check_t_num(value.dtype, name)
@@ -107,7 +118,7 @@ def _scalar(value: Any, name: str) -> tuple[int, Any]:
     if not _is_array(value):
         msg = (
             f"{name} must be a Python int, or a 0-D or 1-element 1-D int32/int64 "
-            f"array; got {type(value).__name__} {value!r:.80}"
+            f"array; got {type(value).__name__} {show(value)}"
         )
         raise TypeError(msg)
     backend_of_array(value, name)
@@ -136,13 +147,19 @@ def _batch(batch_shape: Any) -> tuple[tuple[int, ...], Any]:
         if len(shape) != 1:
             msg = f"batch_shape must be a 1-D array; got shape {shape}"
             raise ValueError(msg)
+        if not isinstance(shape[0], int):  # a lazy array of unknown size
+            msg = (
+                f"batch_shape must have a known shape; got {shape} (for Dask, "
+                "call batch_shape.compute_chunk_sizes() first)"
+            )
+            raise ValueError(msg)
         items = [int(batch_shape[i]) for i in range(shape[0])]
         source = batch_shape
     else:
         msg = (
             f"batch_shape must be None, a 1-D int32/int64 array or a sequence "
             f"of non-negative ints; got {type(batch_shape).__name__} "
-            f"{batch_shape!r:.80}"
+            f"{show(batch_shape)}"
         )
         raise TypeError(msg)
     dims = []
@@ -150,7 +167,7 @@ def _batch(batch_shape: Any) -> tuple[tuple[int, ...], Any]:
         if not is_integer_scalar(item):
             msg = (
                 f"batch_shape[{i}] must be a non-negative int; got "
-                f"{type(item).__name__} {item!r:.80}"
+                f"{type(item).__name__} {show(item)}"
             )
             raise TypeError(msg)
         dims.append(within_int64(int(item), f"batch_shape[{i}]", "fit in int64"))
@@ -186,7 +203,7 @@ def eye(
     diagonal_index: Any,
     batch_shape: Any = None,
     *,
-    output_type: str,
+    output_type: Any,
 ) -> Any:
     """OpenVINO Eye-9: a matrix, or a batch of matrices, with ones on a diagonal.
 
@@ -208,8 +225,9 @@ def eye(
     batch_shape : array or sequence of int, optional
         Leading batch dimensions: a 1-D int32/int64 array or a sequence of
         non-negative ints. ``None`` (default) or empty: one matrix.
-    output_type : str
-        The OpenVINO element type name of the result: ``boolean``, ``bf16``,
+    output_type : str or openvino.Type
+        The OpenVINO element type of the result, by name or as an
+        ``openvino.Type`` (``openvino.Type.f32``): ``boolean``, ``bf16``,
         ``f16``, ``f32``, ``f64``, ``i8``, ``i16``, ``i32``, ``i64``, ``u8``,
         ``u16``, ``u32`` or ``u64``. ``bf16`` needs ml_dtypes on NumPy and
         is native on PyTorch and JAX.
@@ -277,7 +295,7 @@ def eye(
     try:
         dtype, _ = _dtypes.resolve(backend, dtype_name, dev)
     except TypeError as exc:
-        msg = f"output_type={output_type!r} ({dtype_name}) is not available: {exc}"
+        msg = f"output_type={show(output_type)} ({dtype_name}) is not available: {exc}"
         raise TypeError(msg) from None
     return _core.eye(
         rows,

@@ -1,0 +1,31 @@
+"""How error messages show a caller's value: its repr, cut short.
+
+A plain ``repr`` of a list nested thousands of levels deep raises
+``RecursionError`` (while building the message meant to explain it), and a
+caller's own ``__repr__`` may raise anything: neither may replace the
+message. Nested containers are shown a few levels deep.
+"""
+
+from __future__ import annotations
+
+import reprlib
+from typing import Any
+
+__all__ = ["show"]
+
+_REPR = reprlib.Repr()
+_REPR.maxlevel = 6
+# Entries are cut by the width below, not by count: a long k is shown from
+# its start, as a plain repr would be.
+_REPR.maxlist = _REPR.maxtuple = _REPR.maxdict = _REPR.maxset = 100
+_REPR.maxfrozenset = _REPR.maxdeque = _REPR.maxarray = 100
+_REPR.maxstring = _REPR.maxother = _REPR.maxlong = 10_000
+
+
+def show(value: Any, width: int = 80) -> str:
+    """``repr(value)``, at most ``width`` characters, for an error message."""
+    try:
+        text = _REPR.repr(value)
+    except Exception:  # a hostile __repr__, or an object nested too deeply
+        text = f"<{type(value).__name__} object>"
+    return text[:width]

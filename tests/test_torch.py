@@ -1,0 +1,51 @@
+"""PyTorch-only behaviour: tensors without values (meta, FakeTensorMode).
+
+Each test says in its docstring which bug it targets.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+import eyelike
+
+torch = pytest.importorskip("torch")
+
+
+def test_per_matrix_k_on_meta_tensors() -> None:
+    """Bug: per-matrix k on a meta tensor raised torch's "cannot
+    repeat_interleave a meta tensor without output_size" (shape-only tensors
+    are how torch plans memory); scalar k already worked."""
+    x = torch.zeros(2, 3, 3, device="meta")
+    for k in (torch.tensor([0, 1]), [0, 1], torch.tensor([0, 1], device="meta")):
+        got = eyelike.eye_like(x, k=k)
+        assert got.is_meta
+        assert (got.shape, got.dtype) == (x.shape, x.dtype)
+    got = eyelike.eye(3, 4, batch_shape=2, k=[1, -1], xp=torch, device="meta")
+    assert got.is_meta
+    assert got.shape == (2, 3, 4)
+
+
+def test_per_matrix_k_under_fake_tensor_mode() -> None:
+    """Bug: per-matrix k under FakeTensorMode raised
+    DynamicOutputShapeException (the index path's data-dependent size)."""
+    from torch._subclasses.fake_tensor import FakeTensorMode
+
+    with FakeTensorMode():
+        x = torch.zeros(4, 3, 5, dtype=torch.float16)
+        k = torch.tensor([0, 1, -1, 2])
+        got = eyelike.eye_like(x, k=k)
+        assert (got.shape, got.dtype) == (x.shape, x.dtype)
+        got = eyelike.eye(3, batch_shape=4, k=k, xp=torch)
+        assert got.shape == (4, 3, 3)
+
+
+def test_per_matrix_k_values_unchanged_on_real_tensors() -> None:
+    """The mask path taken for shape-only tensors must not change the
+    values of real ones (the index path)."""
+    k = torch.tensor([0, 1, -1, 5])
+    got = eyelike.eye(3, 4, batch_shape=4, k=k, xp=torch)
+    rows = torch.arange(3)[:, None]
+    cols = torch.arange(4)[None, :]
+    want = (cols - rows == k[:, None, None]).to(got.dtype)
+    assert torch.equal(got, want)
