@@ -11,12 +11,9 @@ ctypes, which releases the GIL) uses the CPU's fast string stores and
 streams past the caches. Every dtype eyelike accepts has zero as all-zero
 bytes (the one that does not, float8_e8m0fnu, is refused up front).
 
-A contiguous ``out`` of many small matrices is not zeroed at all: it is
-covered by copies of a template of whole matrices, diagonal included, built
-once per call in a cache-sized buffer. Zeroing first and writing the
-diagonal after would miss the cache once per row, since the rows are gone
-from it by then; measured with ``eyelike bench`` (4096 x 64 x 64 float32)
-that diagonal pass costs two thirds of the memset again.
+Nothing else: a template of finished matrices copied over a contiguous
+``out`` was faster on some machines and slower than NumPy's own idiom on
+others, so it went.
 """
 
 from __future__ import annotations
@@ -38,17 +35,13 @@ __all__ = ["BACKEND", "NumPyBackend", "eye", "eye_2d", "small_eye_2d"]
 
 # Below this a memset call (about 1 us through ctypes) costs more than it saves.
 _MEMSET_BYTES = 1 << 16
-# Template size for an out of small matrices: it stays in L2, while each
-# copy is long enough that the per-call cost through ctypes is amortised.
-_TEMPLATE_BYTES = 256 << 10
 # Per-matrix offsets: at most this many ones are indexed at a time (five int64
 # index arrays of this length, and a few more: about 16 MiB at most).
 _INDEX_BLOCK = 1 << 18
 # The short path's bound (`Backend.small_eye`), as a module name.
 _SMALL_ELEMENTS = _size.SMALL_ELEMENTS
-# ctypes releases the GIL for these calls (module names, so tests can spy).
+# ctypes releases the GIL for this call (a module name, so tests can spy).
 _memset = ctypes.memset
-_memmove = ctypes.memmove
 
 
 class NumPyBackend(Backend):
@@ -207,27 +200,6 @@ def _zero(a: np.ndarray[Any, Any]) -> None:
         a.fill(0)
 
 
-def _copy_template(a: np.ndarray[Any, Any], k: int) -> bool:
-    """Cover C-contiguous ``a`` with copies of a few finished matrices.
-
-    Returns False (nothing written) where the matrices are too large for a
-    template to pay: their diagonal is then sparse enough to write after a
-    memset.
-    """
-    matrix = a.shape[-2] * a.shape[-1] * a.itemsize
-    per_template = _TEMPLATE_BYTES // matrix if matrix else 0
-    if per_template < 2 or a.nbytes < 2 * _TEMPLATE_BYTES:
-        return False
-    template = np.zeros((per_template, *a.shape[-2:]), a.dtype)
-    _write_diagonal(template, k)
-    source, step = template.ctypes.data, template.nbytes
-    base, end = a.ctypes.data, a.ctypes.data + a.nbytes
-    # ``a`` holds whole matrices, and so does its last, shorter piece.
-    for start in range(base, end, step):
-        _memmove(start, source, min(step, end - start))
-    return True
-
-
 def eye(
     shape: tuple[int, ...],
     k: int | np.ndarray[Any, Any],
@@ -241,8 +213,6 @@ def eye(
         a = np.zeros(shape, dtype=dtype, order=order)
     else:
         a = out
-        if isinstance(k, int) and a.flags.c_contiguous and _copy_template(a, k):
-            return a
         _zero(a)
     if isinstance(k, int):
         _write_diagonal(a, k)
