@@ -91,9 +91,10 @@ def lock(session: nox.Session) -> None:
 def lint(session: nox.Session) -> None:
     """ruff (lint + format) and mypy --strict on src."""
     install_locked(session, "lint")
-    session.run("ruff", "check", "src", "tests", "scripts", "noxfile.py")
-    session.run("ruff", "format", "--check", "src", "tests", "scripts", "noxfile.py")
-    session.run("mypy", "--strict", "src")
+    where = ["src", "tests", "benchmarks", "scripts", "noxfile.py"]
+    session.run("ruff", "check", *where)
+    session.run("ruff", "format", "--check", *where)
+    session.run("mypy", "--strict", "src", "benchmarks")
     session.run("mypy", "--strict", "tests/typing_returns.py")
 
 
@@ -132,10 +133,10 @@ def gpu(session: nox.Session) -> None:
 
 @nox.session(default=False)
 def bench(session: nox.Session) -> None:
-    """``eyelike bench`` against every installed peer; extra args go to it."""
-    session.install("-e", ".[bench]", "torch==2.13.0", "jax", "onnx", "onnxruntime")
-    session.install("openvino")
-    session.run("eyelike", "bench", *session.posargs)
+    """The benchmark (``benchmarks/``, not installed) against every peer the
+    test set pins; extra args go to it (``nox -s bench -- --help``)."""
+    install_locked(session, "test")
+    session.run("python", "-m", "benchmarks", *session.posargs)
 
 
 @nox.session(default=False)

@@ -10,6 +10,8 @@ import eyelike
 
 # The local extension: the command line's --help, the benchmark's table.
 sys.path.insert(0, str(Path(__file__).parent / "_ext"))
+# The benchmark's --help (benchmarks/ at the top of the repository).
+sys.path.insert(0, str(Path(__file__).parents[1]))
 
 project = "eyelike"
 author = "The eyelike developers"

@@ -111,7 +111,7 @@ b_limit=$(limit 150 5)
 b_time=$((b_limit - ${BENCH_MARGIN:-12}))
 if [ "$b_time" -lt 0 ]; then b_time=0; fi
 rm -f "$out/gpu-bench.json" "$out/gpu-bench.json.part" # none from an earlier run
-timeout -k 10 "$b_limit" "$py" -m eyelike bench --backend cupy \
+timeout -k 10 "$b_limit" "$py" -m benchmarks --backend cupy \
   --time-limit "$b_time" --json "$out/gpu-bench.json" 2>&1 |
   tee "$out/gpu-bench.txt"
 bench=${PIPESTATUS[0]}

@@ -9,7 +9,7 @@ dtype and device), and a 64x32x32 batch against
 ``torch.eye(32).expand(64, 32, 32).clone()``. One process, one torch thread
 (a second thread only adds noise at these sizes), every call timed in
 rounds of 1000 in a new random order each round; times are medians, ratios
-medians of each round's own ratio. ``eyelike bench`` times the same calls
+medians of each round's own ratio. ``python -m benchmarks`` times the same calls
 on float64 against torch's idioms with the dtype given.
 """
 

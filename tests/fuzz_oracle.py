@@ -104,7 +104,6 @@ class Unjudged:
 
 
 UNJUDGED_REASONS = {
-    "bench_runs_the_benchmark": "`eyelike bench` is a long benchmark run",
     "dask_device": "Dask has no devices: eyelike passes any device on unchecked",
     "a_real_gpu": "a CUDA device is present: the GPU tests cover it",
     "lazy_output_too_big_to_check": "a lazy output over 64 MiB is never computed",

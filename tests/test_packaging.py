@@ -98,3 +98,6 @@ def test_wheel_has_version_license_and_kernel(tmp_path: Path) -> None:
     names = zipfile.ZipFile(wheel).namelist()
     assert "eyelike/kernels/eye.cuh" in names
     assert f"eyelike-{eyelike.__version__}.dist-info/licenses/LICENSE" in names
+    # The benchmark is a development tool: no code of it in the wheel.
+    assert not [n for n in names if "bench" in n.lower()], names
+    assert all(n.startswith(("eyelike/", "eyelike-")) for n in names), names

@@ -1,11 +1,11 @@
 """Two directives that keep pages in step with the code and its results.
 
-``.. eyelike-help:: eyelike`` (or ``eyelike bench``): the command's
-``--help``, as the installed command prints it, in a literal block, so the
-reference never drifts from the parser it documents.
+``.. eyelike-help:: eyelike`` (or ``python -m benchmarks``): the command's
+``--help``, as the command prints it, in a literal block, so the reference
+never drifts from the parser it documents.
 
-``.. bench-table:: ../bench-cpu.json``: the rows of an ``eyelike bench
---json`` file as a table, so the page shows the same run as the plot beside
+``.. bench-table:: ../bench-cpu.json``: the rows of a ``python -m
+benchmarks --json`` file as a table, so the page shows the same run as the plot beside
 it, and a regenerated file needs no edit of the page.
 """
 
@@ -23,8 +23,8 @@ from sphinx.util.docutils import SphinxDirective
 def _help(command: str) -> str:
     if command == "eyelike":
         from eyelike._cli import _parser
-    elif command == "eyelike bench":
-        from eyelike._bench import _parser
+    elif command == "python -m benchmarks":
+        from benchmarks.__main__ import _parser
     else:
         msg = f"eyelike-help: unknown command {command!r}"
         raise ValueError(msg)
@@ -43,7 +43,7 @@ def _help(command: str) -> str:
 
 
 class EyelikeHelp(SphinxDirective):
-    """The ``--help`` text of ``eyelike`` or ``eyelike bench``."""
+    """The ``--help`` text of ``eyelike`` or ``python -m benchmarks``."""
 
     required_arguments = 1
     final_argument_whitespace = True
@@ -85,7 +85,7 @@ def _table(header: list[str], rows: list[list[str]], classes: list[str]) -> node
 
 
 class BenchTable(SphinxDirective):
-    """The rows of an ``eyelike bench --json`` file, one table."""
+    """The rows of a ``python -m benchmarks --json`` file, one table."""
 
     required_arguments = 1
 

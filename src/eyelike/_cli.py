@@ -66,8 +66,7 @@ def _offset(text: str) -> int | list[int]:
 _USAGE = """\
 %(prog)s ROWS [COLS] [-k K | -k K1,K2,...] [--batch-shape B1,B2,...]
                [--dtype NAME] [--backend LIB] [--device DEV]
-       %(prog)s --version | --help
-       %(prog)s bench [options]  (see: eyelike bench --help)"""
+       %(prog)s --version | --help"""
 
 _DESCRIPTION = """\
 Print an identity or shifted-diagonal matrix, or a batch of them: element
@@ -208,7 +207,6 @@ def main(argv: Sequence[str] | None = None) -> int:
     ----------
     argv : sequence of str, optional
         The arguments after the program name; default ``sys.argv[1:]``.
-        ``bench`` as the first word runs the benchmark instead.
 
     Returns
     -------
@@ -218,11 +216,13 @@ def main(argv: Sequence[str] | None = None) -> int:
         status 2 (``SystemExit``).
     """
     words = list(sys.argv[1:] if argv is None else argv)
-    if words[:1] == ["bench"]:
-        from ._bench import main as bench_main
-
-        return bench_main(words[1:])
     parser = _parser()
+    if words[:1] == ["bench"]:
+        # It was a subcommand before the benchmark left the package.
+        parser.error(
+            "the benchmark is not part of the installed package: from a "
+            "checkout of eyelike, run nox -s bench (or python -m benchmarks)"
+        )
     args = parser.parse_args(words)
     try:
         xp = importlib.import_module(BACKENDS[args.backend])

@@ -21,20 +21,24 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+import benchmarks.__main__ as bench_cli
 import numpy as np
 import pytest
+from benchmarks import cases, gpu, gpu_cupy, gpu_report
+from benchmarks.__main__ import main
+from benchmarks.cases import GPU_CASES as CASES
+from benchmarks.cases import GpuCase as Case
+from benchmarks.gpu_cupy import Lib, Peer
+from benchmarks.gpu_report import OUT_OF_TIME
 from conftest import reference
 
 import eyelike
-from eyelike import _bench, _bench_gpu
-from eyelike._bench_gpu import CASES, OUT_OF_TIME, Case, Lib, Peer
-from eyelike._cli import main
 from eyelike._cupy import check_dtype
 from eyelike._cupy_plan import plan
 from eyelike._dtypes import EXTRA_NAMES, STANDARD_NAMES
 
 MIB256 = 1 << 28
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 
 
 def _cupy_dtypes() -> set[str]:
@@ -42,7 +46,7 @@ def _cupy_dtypes() -> set[str]:
     names = set()
     for name in (*STANDARD_NAMES, *EXTRA_NAMES):
         try:
-            check_dtype(_bench_gpu.dtype_of(name))
+            check_dtype(cases.dtype_of(name))
         except TypeError:
             continue
         names.add(name)
@@ -165,8 +169,8 @@ def cupy_on_numpy(monkeypatch: pytest.MonkeyPatch) -> Any:
 
         return call
 
-    monkeypatch.setattr(_bench_gpu, "eye", on_numpy(eyelike.eye))
-    lib = _bench_gpu.CuPyLib.__new__(_bench_gpu.CuPyLib)
+    monkeypatch.setattr(gpu_cupy, "eye", on_numpy(eyelike.eye))
+    lib = gpu_cupy.CuPyLib.__new__(gpu_cupy.CuPyLib)
     lib.cp = fake
     return lib
 
@@ -279,7 +283,7 @@ class _FakeLib(Lib):
 
 def _rows_of(case: Case, note: str = "") -> list[dict[str, Any]]:
     meta = {"device": "fake", "max_sm_clock_mhz": None, "seed": 1, "not_run": None}
-    row = _bench_gpu._row(case, _FakeLib(), "(not run)" if note else "ours")
+    row = gpu_report.row(case, _FakeLib(), "(not run)" if note else "ours")
     if note:
         row["note"] = note
     else:
@@ -311,7 +315,7 @@ def _schedule(
     def on_case(case: Case, rows: list[dict[str, Any]], took: float) -> None:
         seen.append(f"{case.name}: {len(rows)} {took:g}")
 
-    rows = _bench_gpu.run_cases(
+    rows = gpu_report.run_cases(
         cases,
         run_case,
         not_run,
@@ -335,7 +339,7 @@ def test_cases_start_only_while_time_is_left() -> None:
     assert "1 s left, about 4 s needed" in notes[3]
     assert clock.now == 109
     assert seen[3].endswith(": 1 0")
-    assert _bench_gpu.not_run_cases(rows) == [
+    assert gpu_report.not_run_cases(rows) == [
         "4x4x4 float32 on fake",
         "5x4x4 float32 on fake",
     ]
@@ -356,7 +360,7 @@ def test_no_limit_runs_everything_and_a_past_limit_nothing() -> None:
     assert all(r["note"] is None for r in rows)
     rows, _, _ = _schedule([1.0] * 3, "abc", deadline=0)
     assert all(r["note"].startswith(OUT_OF_TIME) for r in rows)
-    assert len(_bench_gpu.not_run_cases(rows)) == 3
+    assert len(gpu_report.not_run_cases(rows)) == 3
 
 
 def test_rounds_stop_at_the_limit_but_one_always_runs() -> None:
@@ -365,10 +369,10 @@ def test_rounds_stop_at_the_limit_but_one_always_runs() -> None:
     for after, want in [(2 * 2, 2), (0, 1), (10**9, 15)]:
         lib = _FakeLib(out_of_time_after=after)
         case = Case((3,), 4, "float32", libs=("fake",), rounds=15)
-        rows = _bench_gpu._run_case(
+        rows = gpu._run_case(
             case,
             [lib],
-            _bench_gpu.random.Random(0),
+            gpu.random.Random(0),
             lambda: None,
             lambda s: None,
             0.0,
@@ -387,7 +391,7 @@ def test_rounds_stop_at_the_limit_but_one_always_runs() -> None:
 
 def test_table_lists_the_cases_not_run() -> None:
     rows = _rows_of(_case(0)) + _rows_of(_case(1), f"{OUT_OF_TIME} (3 s left)")
-    text = _bench_gpu.table(rows)
+    text = gpu_report.table(rows)
     assert "2x4x4 float32" in text
     assert f"{OUT_OF_TIME} (3 s left)" in text
     assert text.splitlines()[-1] == f"1 case(s) {OUT_OF_TIME}: 2x4x4 float32 on fake"
@@ -396,8 +400,8 @@ def test_table_lists_the_cases_not_run() -> None:
 def test_json_is_replaced_whole(tmp_path: Path) -> None:
     path = tmp_path / "bench.json"
     rows = _rows_of(_case(0)) + _rows_of(_case(1), f"{OUT_OF_TIME} (0 s left)")
-    _bench_gpu.write_json(str(path), rows[:1], complete=False)
-    _bench_gpu.write_json(str(path), rows, complete=True)
+    gpu_report.write_json(str(path), rows[:1], complete=False)
+    gpu_report.write_json(str(path), rows, complete=True)
     got = json.loads(path.read_text())
     assert got["complete"] is True
     assert got["cases_not_run"] == ["2x4x4 float32 on fake"]
@@ -436,8 +440,8 @@ def test_time_limit_reaches_the_run_and_each_case_is_written_at_once(
         on_disk.append(json.loads(path.read_text()))
         return first + second
 
-    monkeypatch.setattr(_bench_gpu, "run_gpu", run_gpu)
-    argv = ["bench", "--backend", "cupy", "--time-limit", "30", "--json", str(path)]
+    monkeypatch.setattr(gpu, "run_gpu", run_gpu)
+    argv = ["--backend", "cupy", "--time-limit", "30", "--json", str(path)]
     assert main(argv) == 0
     assert [(d["complete"], len(d["rows"])) for d in on_disk] == [
         (False, 1),
@@ -460,9 +464,9 @@ def test_a_killed_run_leaves_the_finished_cases(
         kwargs["on_case"](_rows_of(_case(0)))
         raise KeyboardInterrupt  # the signal of a kill, as far as files go
 
-    monkeypatch.setattr(_bench_gpu, "run_gpu", run_gpu)
+    monkeypatch.setattr(gpu, "run_gpu", run_gpu)
     with pytest.raises(KeyboardInterrupt):
-        main(["bench", "--backend", "cupy", "--json", str(path)])
+        main(["--backend", "cupy", "--json", str(path)])
     got = json.loads(path.read_text())
     assert got["complete"] is False
     assert len(got["rows"]) == 1
@@ -486,18 +490,18 @@ def test_time_limit_usage_errors(
         msg = "the benchmark ran before its arguments were checked"
         raise AssertionError(msg)
 
-    monkeypatch.setattr(_bench, "run", never)
-    monkeypatch.setattr(_bench, "_main_gpu", never)
+    monkeypatch.setattr(bench_cli, "run", never)
+    monkeypatch.setattr(bench_cli, "_main_gpu", never)
     with pytest.raises(SystemExit) as info:
-        main(["bench", *args])
+        main([*args])
     assert info.value.code == 2
     assert message in capsys.readouterr().err.splitlines()[-1]
 
 
 def test_time_limit_parses(monkeypatch: pytest.MonkeyPatch) -> None:
     got: list[Any] = []
-    monkeypatch.setattr(_bench, "_main_gpu", lambda args, started: got.append(args))
-    main(["bench", "--backend", "cupy", "--time-limit", "12.5"])
+    monkeypatch.setattr(bench_cli, "_main_gpu", lambda args, started: got.append(args))
+    main(["--backend", "cupy", "--time-limit", "12.5"])
     assert got[0].time_limit == 12.5
 
 
@@ -511,7 +515,7 @@ case "$1" in
   -c) exec "$REAL_PYTHON" "$@" ;;
   scripts/gpu_preflight.py) if [ "$2" = probe ]; then echo "fake probe"; fi ;;
   -m)
-    if [ "$2" = eyelike ]; then
+    if [ "$2" = benchmarks ]; then
       echo "$@" >"$FAKE_LOG"
       json=""
       prev=""
@@ -557,7 +561,7 @@ def test_gpu_check_passes_a_time_limit_under_its_timeout(
     rows = _rows_of(_case(0)) + _rows_of(_case(1), f"{OUT_OF_TIME} (2 s left)")
     if errors:
         rows[0]["error"] = "AssertionError: wrong"
-    _bench_gpu.write_json(str(tmp_path / "fake.json"), rows, complete=complete)
+    gpu_report.write_json(str(tmp_path / "fake.json"), rows, complete=complete)
     out = tmp_path / "out"
     env = {
         **os.environ,
@@ -603,7 +607,7 @@ def test_bfloat16_without_ml_dtypes_is_skipped_not_failed(
 
     (case,) = [c for c in CASES if c.dtype == "bfloat16"]
     assert cupy_on_numpy.skip(case) == ""
-    monkeypatch.setattr(_bench_gpu, "dtype_of", missing)
+    monkeypatch.setattr(cases, "dtype_of", missing)
     assert case.nbytes == MIB256  # known without ml_dtypes
     assert "needs ml_dtypes" in cupy_on_numpy.skip(case)
 
@@ -622,18 +626,16 @@ def test_run_gpu_wires_cases_libraries_limit_and_progress(
     monkeypatch.setitem(sys.modules, "cupy", types.SimpleNamespace(cuda=cuda))
     lib = _FakeLib()
     lib.name = "cupy"
-    monkeypatch.setattr(_bench_gpu, "_libraries", lambda cp: ([lib], ["torch: no"]))
-    monkeypatch.setattr(_bench_gpu, "_heat", lambda cp, seconds, clock: None)
-    monkeypatch.setattr(
-        _bench_gpu, "_Clock", lambda cp: types.SimpleNamespace(max_mhz=0)
-    )
+    monkeypatch.setattr(gpu, "libraries", lambda cp: ([lib], ["torch: no"]))
+    monkeypatch.setattr(gpu, "_heat", lambda cp, seconds, clock: None)
+    monkeypatch.setattr(gpu, "_Clock", lambda cp: types.SimpleNamespace(max_mhz=0))
     cases = [
         Case((2,), 4, "float32", libs=("cupy",)),
         Case((3,), 4, "float32", libs=("torch", "jax")),  # none present
         Case((4,), 4, "float32"),
     ]
     seen: list[int] = []
-    rows = _bench_gpu.run_gpu(
+    rows = gpu.run_gpu(
         rounds=3,
         seed=5,
         deadline=time.monotonic() + 600,
@@ -645,10 +647,10 @@ def test_run_gpu_wires_cases_libraries_limit_and_progress(
     assert all(r["rounds"] == 3 and r["device"] == "Fake" for r in rows)
     assert all(r["seed"] == 5 and r["not_run"] == "torch: no" for r in rows)
     err = capsys.readouterr().err
-    assert "eyelike bench: 3x4x4 float32: 0 rows" in err
+    assert "benchmarks: 3x4x4 float32: 0 rows" in err
     assert "  4x4x4 float32" in err  # each case's rows under its line
     # A limit already past: every case gets a row per library present.
-    rows = _bench_gpu.run_gpu(deadline=time.monotonic() - 1, cases=cases)
+    rows = gpu.run_gpu(deadline=time.monotonic() - 1, cases=cases)
     assert [(r["case"], r["peer"]) for r in rows] == [
         ("2x4x4 float32", "(not run)"),
         ("4x4x4 float32", "(not run)"),
