@@ -19,7 +19,7 @@ from typing import Any
 
 import numpy as np
 
-from eyelike._registry import backend_of_array
+from eyelike._backends import backend_of_array
 
 from . import cpu_peers
 from .cases import CpuCase

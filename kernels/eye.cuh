@@ -6,7 +6,7 @@
 // compiled as plain C++ by the CPU test shim. It therefore includes nothing,
 // relies on no CUDA-only type, and prefixes every name with `eyelike_`.
 //
-// Two operations, chosen on the host (src/eyelike/_cupy.py):
+// Two operations, chosen on the host (src/eyelike/_backends/cupy/planning.py):
 //
 //   * the element path (`eyelike_value`): one thread per element, for any
 //     memory layout of the output;
@@ -30,7 +30,7 @@
 //     the launch's B*R*C < 2**31 (a larger output of smaller matrices is
 //     filled by several launches over slices of whole matrices), and
 //     `unsigned long long` only for matrices of R*C >= 2**31; the launch
-//     constants are those `_cupy.vector_scalars` computes (dividers, bit
+//     constants are those `planning.vector_scalars` computes (dividers, bit
 //     patterns, the diagonal's extent); per-matrix k over matrices of at
 //     least one chunk (64 bytes) goes to `eyelike_vector_batched_k`, over
 //     smaller ones to `eyelike_vector_batched_k_small`.

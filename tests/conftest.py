@@ -15,7 +15,7 @@ from typing import Any
 import numpy as np
 import pytest
 
-from eyelike import _registry
+from eyelike import _backends as _registry
 
 
 def _cuda_device_count() -> tuple[int, str]:

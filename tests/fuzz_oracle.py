@@ -57,7 +57,8 @@ from fuzz_namespaces import (
 )
 from fuzz_strategies import Boom, BoomIndex
 
-from eyelike import _cli, _size
+from eyelike import _cli
+from eyelike._validate import size as _size
 
 # ------------------------------------------- eyelike's private names, here only
 

@@ -6,7 +6,7 @@ Helpers for test_kernel_nvrtc.py and test_kernel_sass.py (no GPU needed):
   (``cupy._core._kernel._get_elementwise_kernel_code``) for the very
   ``ElementwiseKernel`` objects eyelike launches (``_cupy._kernel``), with
   the argument descriptions (``_ArgInfo``) and type map (``_TypeMap``) that
-  CuPy derives at launch from the arguments `_cupy.plan` chooses, prefixed
+  CuPy derives at launch from the arguments `cupy_plan.plan` chooses, prefixed
   with the headers of ``cupy._core.core._cupy_header_list`` as
   ``compile_with_cache`` does;
 * the options: ``assemble_cupy_compiler_options(())`` plus the three CuPy's
@@ -39,8 +39,9 @@ from typing import Any
 import numpy as np
 import pytest
 
-from eyelike import _cupy
-from eyelike._dtypes import ITEMSIZE  # bytes per element, by name
+from eyelike._backends import cupy as _cupy
+from eyelike._backends.cupy import planning as cupy_plan
+from eyelike._validate.dtypes import ITEMSIZE  # bytes per element, by name
 
 PINNED_CUPY = "14.2"  # the CuPy whose private code generation is used here
 ARCH = "sm_90"  # H200 (Hopper)
@@ -163,8 +164,8 @@ def variants() -> list[Variant]:
     return out
 
 
-def launch_for(variant: Variant) -> _cupy.Launch:
-    """A launch `_cupy.plan` makes for an output of this variant's kind."""
+def launch_for(variant: Variant) -> cupy_plan.Launch:
+    """A launch `cupy_plan.plan` makes for an output of this variant's kind."""
     itemsize = ITEMSIZE[variant.dtype]
     k = None if variant.per_matrix else 1
     # Wide: the element kernel for any output of 2**31+ elements, the vector
@@ -183,7 +184,7 @@ def launch_for(variant: Variant) -> _cupy.Launch:
         contiguous = False
     elif variant.layout == "vector-small":  # matrices under one chunk
         shape = (6, 1, 1)
-    (got,) = _cupy.plan(shape, k, itemsize, contiguous=contiguous, address=address)
+    (got,) = cupy_plan.plan(shape, k, itemsize, contiguous=contiguous, address=address)
     assert got.vector == variant.layout.startswith("vector"), (variant, got)
     assert got.small == (variant.layout == "vector-small"), (variant, got)
     assert got.wide == variant.wide, (variant, got)
@@ -208,7 +209,7 @@ def generated_source(variant: Variant) -> tuple[str, str]:
     # What CuPy's ElementwiseKernel.__call__ derives from the arguments.
     infos = [
         _kernel._ArgInfo(_SCALAR, _scalar.CScalar, np.dtype(type(a)), 0, True, True)
-        for a in _cupy.arguments(launch)
+        for a in cupy_plan.arguments(launch)
     ]
     in_dtypes: list[Any] = [None] * len(infos)
     if variant.per_matrix:  # the raw kk array: 1-D, contiguous, small

@@ -83,7 +83,7 @@ def test_per_matrix_k_of_every_integer_type(cp: Any, kind: str) -> None:
     for r, c in [(3, 4), (40, 50)]:
         got = eyelike.eye(r, c, k=k, batch_shape=len(ks), dtype="float32", xp=cp)
         np.testing.assert_array_equal(got.get(), reference((len(ks),), r, c, ks))
-    backend = eyelike._registry.backend_of_array(k)
+    backend = eyelike._backends.backend_of_array(k)
     assert backend.clamp_offsets(k, 3, 4).dtype == np.int32
     col = cp.asarray([[ks[0]], [ks[-1]]], dtype=kind)
     got = eyelike.eye(3, 4, k=col, batch_shape=(2, 5), xp=cp)
@@ -240,7 +240,7 @@ def test_beyond_2_31_elements(cp: Any) -> None:
 
 
 def test_kernel_cache_built_once_under_threads(cp: Any) -> None:
-    from eyelike import _cupy
+    from eyelike._backends import cupy as _cupy
 
     _cupy._kernel.cache_clear()
     errors: list[BaseException] = []

@@ -24,7 +24,8 @@ from conftest import GPU_REASON, HAS_GPU, reference
 from kernel_build import DTYPES
 
 import eyelike
-from eyelike import _cupy
+from eyelike._backends import cupy as _cupy
+from eyelike._backends.cupy import planning as cupy_plan
 
 pytestmark = [pytest.mark.gpu, pytest.mark.skipif(not HAS_GPU, reason=GPU_REASON)]
 
@@ -94,7 +95,7 @@ def test_fresh_outputs_take_the_vector_path_and_match(cp: Any, dtype: str) -> No
         np.testing.assert_array_equal(
             got.get(), reference((b,), n_rows, n_cols, ks).astype(dt)
         )
-        launches = _cupy.plan(
+        launches = cupy_plan.plan(
             (b, n_rows, n_cols), 0, dt.itemsize, contiguous=True, address=probe.data.ptr
         )
         assert all(launch.vector for launch in launches)
@@ -141,14 +142,14 @@ def test_per_matrix_k_over_small_matrices(cp: Any, dtype: str) -> None:
     dt = _dtype(dtype)
     rng = np.random.default_rng(7)
     for b, n_rows, n_cols in SMALL_SHAPES:
-        if n_rows * n_cols * dt.itemsize >= _cupy.CHUNK_BYTES:
+        if n_rows * n_cols * dt.itemsize >= cupy_plan.CHUNK_BYTES:
             continue
         size = b * n_rows * n_cols
         ks = rng.integers(-n_rows, n_cols + 1, size=b)
         for j in range(16 // dt.itemsize):
             base = cp.full(size + 64, SENTINEL, dtype=dt)
             out = base[j : j + size].reshape(b, n_rows, n_cols)
-            (launch,) = _cupy.plan(
+            (launch,) = cupy_plan.plan(
                 out.shape, None, dt.itemsize, contiguous=True, address=out.data.ptr
             )
             assert launch.vector
@@ -214,7 +215,8 @@ def test_outputs_past_2_31_elements(cp: Any) -> None:
         got = eyelike.eye(n_rows, n_cols, k=kk, batch_shape=b, dtype="uint8", xp=cp)
         assert got.size > 2**31
         assert (
-            len(_cupy.plan(got.shape, k, 1, contiguous=True, address=got.data.ptr)) > 1
+            len(cupy_plan.plan(got.shape, k, 1, contiguous=True, address=got.data.ptr))
+            > 1
         )
         ks = np.full(b, 3) if k is not None else np.arange(b) % 5 - 2
         per_matrix = np.minimum(n_rows, n_cols - ks) - np.maximum(0, -ks)
@@ -228,7 +230,7 @@ def test_outputs_past_2_31_elements(cp: Any) -> None:
     n_rows, n_cols = 2, 2**30 + 2**11
     for k in (n_cols - 2, [5, n_cols - 2]):
         got = eyelike.eye(n_rows, n_cols, k=k, batch_shape=2, dtype="uint8", xp=cp)
-        (launch,) = _cupy.plan(
+        (launch,) = cupy_plan.plan(
             got.shape, k if isinstance(k, int) else None, 1,
             contiguous=True, address=got.data.ptr,
         )  # fmt: skip

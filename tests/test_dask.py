@@ -16,8 +16,8 @@ import pytest
 from conftest import GPU_REASON, HAS_GPU, reference
 
 import eyelike
-from eyelike import _dask
-from eyelike._registry import backend_of_array, backend_of_namespace
+from eyelike._backends import backend_of_array, backend_of_namespace
+from eyelike._backends import dask as _dask
 
 dask = pytest.importorskip("dask")
 da = pytest.importorskip("dask.array")

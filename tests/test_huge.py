@@ -24,7 +24,8 @@ import pytest
 from conftest import raises_before_allocating, to_numpy
 
 import eyelike
-from eyelike import _size, eye, eye_like
+from eyelike import eye, eye_like
+from eyelike._validate import size as _size
 
 GiB = 1 << 30
 INT64_MAX = 2**63 - 1

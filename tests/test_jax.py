@@ -120,7 +120,7 @@ def test_jit_with_traced_k() -> None:
 
 def test_a_new_offset_compiles_nothing() -> None:
     # k is an argument of the one jitted computation, not a constant in it.
-    from eyelike import _jax
+    from eyelike._backends import jax as _jax
 
     eyelike.eye(5, batch_shape=3, xp=jnp)
     build = _jax._builder(None)

@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from eyelike._cupy import kernel_path
+from eyelike._backends.cupy import kernel_path
 
 REPO = Path(__file__).resolve().parents[1]
 
@@ -43,7 +43,7 @@ def test_found_inside_a_built_wheel(tmp_path: Path) -> None:
     done = subprocess.run(
         [sys.executable, "-I", "-c",
          "import sys; sys.path.insert(0, sys.argv[1]);"
-         "from eyelike._cupy import kernel_path; print(kernel_path())",
+         "from eyelike._backends.cupy import kernel_path; print(kernel_path())",
          str(tmp_path / "site")],
         capture_output=True, text=True, check=True, env=env, cwd=tmp_path,
     )  # fmt: skip

@@ -5,7 +5,7 @@ k modes and each layout class the host sends a kernel (the vector path, and
 its kernel for per-matrix k over matrices under one chunk, 32-bit only; the
 element path on a strided 2-D and a transposed 3-D output),
 kernel_build.py generates the very source CuPy 14.2 would hand NVRTC for
-eyelike's ``ElementwiseKernel`` objects, from the launches `_cupy.plan`
+eyelike's ``ElementwiseKernel`` objects, from the launches `cupy_plan.plan`
 makes, and NVRTC 12 compiles it for sm_90 with CuPy's options. Any error or
 warning fails. No GPU is needed.
 """
@@ -13,11 +13,12 @@ warning fails. No GPU is needed.
 from __future__ import annotations
 
 import re
+from pathlib import Path
 
 import kernel_build as kb
 import pytest
 
-from eyelike import _cupy
+from eyelike._backends.cupy import planning as cupy_plan
 
 VARIANTS = kb.variants()
 
@@ -81,14 +82,14 @@ def test_nvrtc_source_is_what_cupy_launches(variant: kb.Variant) -> None:
     flags = f"{ndim}, {int(contiguous)}, {int(variant.array_32)}"
     if launch.vector:
         op = {
-            "scalar": _cupy.OP_VECTOR,
-            "per_matrix": _cupy.OP_VECTOR_PER_MATRIX,
-            "small": _cupy.OP_VECTOR_PER_SMALL_MATRIX,
+            "scalar": cupy_plan.OP_VECTOR,
+            "per_matrix": cupy_plan.OP_VECTOR_PER_MATRIX,
+            "small": cupy_plan.OP_VECTOR_PER_SMALL_MATRIX,
         }[launch.kind]
         assert re.search(rf"CArray<\w[\w:<> ]*, {flags}> out\b", source)
         assert "_raw_out" not in source
     else:
-        op = _cupy.OP_PER_MATRIX if variant.per_matrix else _cupy.OP_SCALAR
+        op = cupy_plan.OP_PER_MATRIX if variant.per_matrix else cupy_plan.OP_SCALAR
         assert re.search(rf"CArray<\w[\w:<> ]*, {flags}> _raw_out\b", source)
         assert "T &out = _raw_out[_ind.get()];" in source
     assert op in source
@@ -108,3 +109,10 @@ def test_nvrtc_reports_errors_and_warnings() -> None:
     warned = kb.compile_source('extern "C" __global__ void k() { int unused; }')
     assert warned.status == 0
     assert "warning" in warned.log
+
+
+def test_the_docs_count_of_variants_is_this_one() -> None:
+    """The figure the documentation states is counted, not typed."""
+    page = Path(__file__).resolve().parents[1] / "docs" / "guide" / "backends.md"
+    (stated,) = re.findall(r"\((\d+) variants", page.read_text(encoding="utf-8"))
+    assert int(stated) == len(VARIANTS)

@@ -2,7 +2,7 @@
 
 No GPU is needed. tests/kernel_shim/host_shim.cpp compiles the real header
 with g++ and runs the backend's operation strings in a CuPy-shaped loop, with
-the launch decisions and constants of ``_cupy.plan``; its output is compared
+the launch decisions and constants of ``cupy_plan.plan``; its output is compared
 byte for byte with a NumPy reference built independently from
 ``col - row == k``: the element path over every layout the host sends it,
 the vector path (C-contiguous outputs, 64-byte chunks) exhaustively over
@@ -33,8 +33,9 @@ from kernel_build import DTYPES, ITEMSIZE
 # The CuPy backend's own ElementwiseKernel operation strings and launch
 # planning (importing the module does not import CuPy): both compiled
 # programs run exactly these.
-from eyelike import _cupy
-from eyelike._cupy import (
+from eyelike._backends import cupy as _cupy
+from eyelike._backends.cupy import planning as cupy_plan
+from eyelike._backends.cupy.planning import (
     OP_PER_MATRIX,
     OP_SCALAR,
     OP_VECTOR,
@@ -209,7 +210,7 @@ def test_header_exists_and_defines_eyelike_value() -> None:
     # The fast path's chunk is what the host plans with.
     chunk = re.search(r"#define\s+EYELIKE_CHUNK_BYTES\s+(\d+)u", text)
     assert chunk is not None
-    assert int(chunk.group(1)) == _cupy.CHUNK_BYTES
+    assert int(chunk.group(1)) == cupy_plan.CHUNK_BYTES
 
 
 def test_header_needs_no_other_header(tmp_path: Path) -> None:
@@ -411,18 +412,18 @@ def k_text(mode: str, ks: Sequence[int]) -> str:
     return f"s {ks[0]}" if mode == "s" else "m " + " ".join(map(str, ks))
 
 
-def small_token(launch: _cupy.Launch, itemsize: int) -> str:
+def small_token(launch: cupy_plan.Launch, itemsize: int) -> str:
     """The shim's ``small=`` token: which per-matrix kernel `plan` chose."""
     return f"small={itemsize} " if launch.small else ""
 
 
 def vector_launch(
     shape: tuple[int, int, int], k: int | None, dtype: str, head: int
-) -> _cupy.Launch:
+) -> cupy_plan.Launch:
     """The single vector launch `plan` makes for an output `head` elements
     past a 16-byte boundary (cupy.empty gives 256-byte alignment)."""
     itemsize = np_dtype(dtype).itemsize
-    launches = _cupy.plan(
+    launches = cupy_plan.plan(
         shape, k, itemsize, contiguous=True, address=256 + head * itemsize
     )
     assert len(launches) == 1
@@ -450,15 +451,17 @@ def test_plan_refuses_every_misaligned_address(dtype: str) -> None:
         for offset in range(itemsize):
             address = base + offset
             if offset == 0:
-                assert _cupy.plan(
+                assert cupy_plan.plan(
                     shape, k, itemsize, contiguous=contiguous, address=address
                 )
                 continue
             with pytest.raises(ValueError, match=f"out starts at address {address:#x}"):
-                _cupy.plan(shape, k, itemsize, contiguous=contiguous, address=address)
+                cupy_plan.plan(
+                    shape, k, itemsize, contiguous=contiguous, address=address
+                )
     if dtype.startswith("complex"):
         with pytest.raises(ValueError, match=f"need {itemsize}-byte alignment"):
-            _cupy.plan(
+            cupy_plan.plan(
                 (2, 2), 0, itemsize, contiguous=True, address=256 + itemsize // 2
             )
 
@@ -497,7 +500,7 @@ def test_plan_chooses_the_path_and_constants() -> None:
     """The host decisions the shim tests below rely on: which path, which
     index width, how many launches, and that the address only moves `head`
     (and with it the thread count)."""
-    plan = _cupy.plan
+    plan = cupy_plan.plan
     for itemsize in WIDTHS:
         chunk = 64 // itemsize
         for shape in [(3, 5, 7), (1, 1, 1), (2, 8, 8), (4, 1, 64), (7, 3, 3)]:
@@ -522,9 +525,9 @@ def test_plan_chooses_the_path_and_constants() -> None:
                         (n, head if n == "head" else v) for n, v in base.scalars
                     )
                     names = tuple(n for n, _ in got.scalars)
-                    assert names == _cupy.VECTOR_PARAMS[got.kind]
+                    assert names == cupy_plan.VECTOR_PARAMS[got.kind]
                     if got.small:  # a subset of the other kernel's scalars
-                        big = _cupy.vector_scalars(r, c, b, None, 32, head)
+                        big = cupy_plan.vector_scalars(r, c, b, None, 32, head)
                         assert set(got.scalars) < set(big)
                 # Not contiguous: the element path.
                 for contiguous, address in [(False, 4096)]:
@@ -563,7 +566,7 @@ def test_plan_chooses_the_path_and_constants() -> None:
             (element,) = plan(shape, k, itemsize, contiguous=False, address=512)
             assert element.wide
     # The comb of a long row is bit 0 alone (and costs nothing to compute).
-    assert _cupy.vector_scalars(1, 2**62, 1, 0, 64, 0)[8] == ("comb", 1)
+    assert cupy_plan.vector_scalars(1, 2**62, 1, 0, 64, 0)[8] == ("comb", 1)
     for shape in [(2, 2**31, 1), (3, 46341, 46341), (1, 3037000499, 3037000499)]:
         (wide,) = plan(shape, 0, 1, contiguous=True, address=512)
         assert wide.vector
@@ -579,10 +582,10 @@ def test_offsets_come_in_the_vector_kernels_index_type() -> None:
     type is the launches' index type, and every clamped k fits it."""
     for r, c in [(1, 1), (3, 3), (64, 64), (2**31 - 1, 1), (46341, 46341),
                  (2**31, 1), (1, 2**31), (3037000499, 3037000499)]:  # fmt: skip
-        launches = _cupy.plan((2, r, c), None, 4, contiguous=True, address=512)
+        launches = cupy_plan.plan((2, r, c), None, 4, contiguous=True, address=512)
         want = np.int64 if launches[0].wide else np.int32
         assert {launch.wide for launch in launches} == {launches[0].wide}
-        assert _cupy.offsets_dtype(r, c) is want
+        assert cupy_plan.offsets_dtype(r, c) is want
         info = np.iinfo(want)
         assert info.min <= -r
         assert c <= info.max
@@ -613,7 +616,7 @@ def test_divide_by_magic_numbers_is_exact(shim: Path, bits: int) -> None:
     cases = divisor_cases(bits, rng)
     lines = []
     for d, nums in cases.items():
-        magic, shift = _cupy.divider(d, bits)
+        magic, shift = cupy_plan.divider(d, bits)
         assert 0 < magic < 2**bits
         lines.append(f"D {bits} {magic} {shift} " + " ".join(map(str, nums)))
     answers = run_shim(shim, lines)
@@ -711,10 +714,10 @@ def small_widths(n_rows: int, n_cols: int, n_mats: int) -> str:
     takes the vector path at every width, and that the small kernel's
     scalars are those of the other per-matrix kernel, which the W line
     carries (the shim's `head` replaced, per width, as `plan` would)."""
-    big = _cupy.vector_scalars(n_rows, n_cols, n_mats, None, 32, 0)
+    big = cupy_plan.vector_scalars(n_rows, n_cols, n_mats, None, 32, 0)
     widths = []
     for width in WIDTHS:
-        (launch,) = _cupy.plan(
+        (launch,) = cupy_plan.plan(
             (n_mats, n_rows, n_cols), None, width, contiguous=True, address=256
         )
         assert launch.vector
@@ -748,7 +751,7 @@ def test_vector_exhaustive_small_shapes(shim: Path) -> None:
                 cases.append(("m", [rng.choice(ks), k, rng.choice(ks)]))
                 for mode, case_ks in cases:
                     b = len(case_ks)
-                    scalars = _cupy.vector_scalars(
+                    scalars = cupy_plan.vector_scalars(
                         n_rows, n_cols, b, k if mode == "s" else None, 32, 0
                     )
                     token = small if mode == "m" else ""
@@ -800,7 +803,7 @@ def test_vector_small_matrices_in_large_batches(shim: Path) -> None:
         ks = list(range(-n_rows, n_cols + 1))
         for b in [*range(1, 71), 100, 129, 200, 300]:
             small = small_widths(n_rows, n_cols, b)
-            scalars = named(_cupy.vector_scalars(n_rows, n_cols, b, None, 32, 0))
+            scalars = named(cupy_plan.vector_scalars(n_rows, n_cols, b, None, 32, 0))
             for cycle in range(16):  # every head at every width
                 case_ks = [rng.choice(ks) for _ in range(b)]
                 lines.append(
@@ -851,7 +854,7 @@ VECTOR_HUGE_SHAPES = [
 
 
 def chunk_samples(
-    launch: _cupy.Launch, mat: int, chunk: int, rng: random.Random
+    launch: cupy_plan.Launch, mat: int, chunk: int, rng: random.Random
 ) -> list[int]:
     """Thread indices of one launch: the ends, chunks at and around every
     matrix boundary the launch has near its ends and middle, random ones."""
@@ -894,7 +897,7 @@ def test_vector_samples_beyond_int32(shim: Path) -> None:
                 ks = [*clamped_ks(n_rows, n_cols), rng.randint(-n_rows, n_cols)]
                 k = None if per_matrix else rng.choice(ks)
                 head = rng.randrange(16 // width)
-                launches = _cupy.plan(
+                launches = cupy_plan.plan(
                     shape, k, width, contiguous=True, address=256 + head * width
                 )
                 picked = {0, len(launches) // 2, len(launches) - 1}

@@ -18,7 +18,8 @@ from conftest import reference, to_numpy
 from numpy.lib.stride_tricks import as_strided
 
 import eyelike
-from eyelike import _numpy, eye, eye_like
+from eyelike import eye, eye_like
+from eyelike._backends import numpy as _numpy
 
 View = Callable[[Any], Any]
 ALLOWED = (TypeError, ValueError, MemoryError)

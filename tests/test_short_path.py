@@ -27,8 +27,8 @@ from hypothesis import strategies as st
 
 import eyelike
 from eyelike import _core
-from eyelike._backend import Backend
-from eyelike._registry import NUMPY, backend_of_array, backend_of_namespace
+from eyelike._backends import NUMPY, backend_of_array, backend_of_namespace
+from eyelike._backends._base import Backend
 
 needs_torch = pytest.mark.skipif(torch is None, reason="needs torch")
 

@@ -21,7 +21,7 @@ import pytest
 from conftest import GPU_REASON, HAS_GPU, reference, to_numpy
 
 import eyelike
-from eyelike import _dtypes
+from eyelike._validate import dtypes as _dtypes
 
 THREADS = 16
 ROUNDS = 2
@@ -263,7 +263,7 @@ def test_sixteen_threads_mixed_backends() -> None:
 @pytest.mark.skipif(not HAS_GPU, reason=GPU_REASON)
 def test_sixteen_threads_with_cupy() -> None:  # pragma: no cover - needs a GPU
     cp = pytest.importorskip("cupy")
-    from eyelike import _cupy
+    from eyelike._backends import cupy as _cupy
 
     _cupy._kernel.cache_clear()
     tasks = [

@@ -11,9 +11,10 @@ from typing import Any
 
 import numpy as np
 
-from . import __version__, _registry
+from . import __version__
+from . import _backends as _registry
 from ._core import eye
-from ._dtypes import dtype_name
+from ._validate.dtypes import dtype_name
 
 __all__ = ["main"]
 

@@ -11,16 +11,16 @@ from typing import TYPE_CHECKING, Any, SupportsIndex, TypeVar, overload
 
 import numpy as np
 
-from ._backend import Backend, Build
-from ._dtypes import resolve as resolve_dtype
-from ._integers import batch_shape as _batch_shape
-from ._integers import dimension
-from ._numpy import small_eye_2d
-from ._offsets import clamped_offsets
-from ._out import check_out
-from ._registry import NUMPY, backend_of_array, backend_of_namespace
-from ._size import check as check_size
-from ._text import show
+from ._backends import NUMPY, backend_of_array, backend_of_namespace
+from ._backends._base import Backend, Build
+from ._backends.numpy import small_eye_2d
+from ._validate.dtypes import resolve as resolve_dtype
+from ._validate.integers import batch_shape as _batch_shape
+from ._validate.integers import dimension
+from ._validate.offsets import clamped_offsets
+from ._validate.out import check_out
+from ._validate.size import check as check_size
+from ._validate.text import show
 
 if TYPE_CHECKING:
     import numpy.typing as npt

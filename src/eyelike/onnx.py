@@ -12,11 +12,12 @@ from __future__ import annotations
 
 from typing import Any
 
-from . import _core, _dtypes
-from ._dtypes import dtype_name
-from ._integers import INT64_MAX, INT64_MIN, is_integer_scalar
-from ._registry import backend_of_array
-from ._text import show
+from . import _core
+from ._backends import backend_of_array
+from ._validate import dtypes as _dtypes
+from ._validate.dtypes import dtype_name
+from ._validate.integers import INT64_MAX, INT64_MIN, is_integer_scalar
+from ._validate.text import show
 
 __all__ = ["eye_like"]
 

@@ -17,11 +17,18 @@ from typing import Any
 
 import numpy as np
 
-from . import _core, _dtypes
-from ._backend import Backend
-from ._integers import INT64_MAX, INT64_MIN, is_integer_scalar, is_time, within_int64
-from ._registry import NUMPY, backend_of_array
-from ._text import show
+from . import _core
+from ._backends import NUMPY, backend_of_array
+from ._backends._base import Backend
+from ._validate import dtypes as _dtypes
+from ._validate.integers import (
+    INT64_MAX,
+    INT64_MIN,
+    is_integer_scalar,
+    is_time,
+    within_int64,
+)
+from ._validate.text import show
 
 __all__ = ["eye"]
 

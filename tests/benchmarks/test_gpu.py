@@ -33,9 +33,9 @@ from benchmarks.gpu_report import OUT_OF_TIME
 from conftest import reference
 
 import eyelike
-from eyelike._cupy import check_dtype
-from eyelike._cupy_plan import plan
-from eyelike._dtypes import EXTRA_NAMES, STANDARD_NAMES
+from eyelike._backends.cupy import check_dtype
+from eyelike._backends.cupy.planning import plan
+from eyelike._validate.dtypes import EXTRA_NAMES, STANDARD_NAMES
 
 MIB256 = 1 << 28
 ROOT = Path(__file__).resolve().parents[2]

@@ -5,7 +5,7 @@ from __future__ import annotations
 from types import ModuleType
 from typing import Any
 
-from ._backend import Backend
+from ._base import Backend
 
 __all__ = ["GenericBackend"]
 

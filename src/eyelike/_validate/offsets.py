@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from ._integers import (
+from .integers import (
     MAX_BATCH_DIMS,
     index_or_none,
     is_bool_like,
@@ -19,10 +19,10 @@ from ._integers import (
     nesting_depth,
     not_data,
 )
-from ._text import show
+from .text import show
 
 if TYPE_CHECKING:
-    from ._backend import Backend
+    from .._backends._base import Backend
 
 __all__ = ["clamped_offsets"]
 
@@ -62,7 +62,7 @@ def clamped_offsets(
         arr: Any = _host_array(k)
         k_backend = None
     else:
-        from ._registry import backend_of_array
+        from .._backends import backend_of_array
 
         k_backend = backend_of_array(k, "k")
         if k_backend is not backend:

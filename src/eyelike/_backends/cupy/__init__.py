@@ -4,15 +4,14 @@ CUDA source is ``kernels/eye.cuh``.
 Two kernel families. The vector path (``eyelike_eye_vector*``) serves every
 C-contiguous output, for either k mode and any matrix size: each thread
 writes one 64-byte chunk as four aligned 16-byte stores, finding the
-chunk's ones from launch
-constants computed here (per-matrix k over matrices under one chunk has a
-kernel of its own, whose chunks span several matrices). The element
-path (``eyelike_eye*``) serves strided and transposed outputs, one thread
-per element. `plan` (in ``_cupy_plan``, re-exported here) decides, and
-computes the vector path's constants. Both store whole elements, so an
-``out=`` with an element address that is not a multiple of its item size
-is refused before launch (`check_alignment`); a fresh output always is
-aligned.
+chunk's ones from launch constants (per-matrix k over matrices under one
+chunk has a kernel of its own, whose chunks span several matrices). The
+element path (``eyelike_eye*``) serves strided and transposed outputs, one
+thread per element. ``planning.py`` beside this module decides, and computes
+the vector path's constants, in pure Python (tested without CuPy). Both
+store whole elements, so an ``out=`` with an element address that is not a
+multiple of its item size is refused before launch (`check_alignment`); a
+fresh output always is aligned.
 
 CuPy is imported inside the functions only, so a NumPy-only install never
 touches CUDA. The output comes from ``cupy.empty``: the kernel writes every
@@ -32,9 +31,9 @@ from typing import Any, Literal
 import numpy as np
 from array_api_compat import is_cupy_namespace
 
-from ._backend import Backend, Build
-from ._cupy_plan import (
-    CHUNK_BYTES,
+from ..._validate.text import show
+from .._base import Backend, Build
+from .planning import (
     FIXED_PARAMS,
     OP_PER_MATRIX,
     OP_SCALAR,
@@ -45,42 +44,12 @@ from ._cupy_plan import (
     Launch,
     arguments,
     check_alignment,
-    diag_extent,
-    divider,
     offsets_dtype,
     plan,
-    small_matrices,
-    use_vector,
     vector_kind,
-    vector_scalars,
 )
-from ._text import show
 
-__all__ = [
-    "CHUNK_BYTES",
-    "OP_PER_MATRIX",
-    "OP_SCALAR",
-    "OP_VECTOR",
-    "OP_VECTOR_PER_MATRIX",
-    "OP_VECTOR_PER_SMALL_MATRIX",
-    "VECTOR_PARAMS",
-    "CuPyBackend",
-    "Launch",
-    "arguments",
-    "check_alignment",
-    "check_dtype",
-    "cuda_device",
-    "diag_extent",
-    "divider",
-    "eye",
-    "kernel_path",
-    "offsets_dtype",
-    "plan",
-    "small_matrices",
-    "use_vector",
-    "vector_kind",
-    "vector_scalars",
-]
+__all__ = ["CuPyBackend", "check_dtype", "cuda_device", "eye", "kernel_path"]
 
 
 class CuPyBackend(Backend):
@@ -177,7 +146,7 @@ def kernel_path() -> Path:
     packaged = importlib.resources.files("eyelike") / "kernels" / "eye.cuh"
     if packaged.is_file():
         return Path(str(packaged))
-    source = Path(__file__).resolve().parents[2] / "kernels" / "eye.cuh"
+    source = Path(__file__).resolve().parents[4] / "kernels" / "eye.cuh"
     if source.is_file():
         return source
     msg = f"eyelike's CUDA source is missing: looked in {packaged} and {source}"

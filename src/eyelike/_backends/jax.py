@@ -23,9 +23,9 @@ from typing import Any
 import numpy as np
 from array_api_compat import is_jax_namespace
 
-from . import _size
-from ._backend import Backend, Build, check_index_fits
-from ._text import show
+from .._validate import size as _size
+from .._validate.text import show
+from ._base import Backend, Build, check_index_fits
 
 __all__ = ["JaxBackend"]
 

@@ -1,10 +1,11 @@
 """The backend contract: what eyelike must know of an array library.
 
-Each library is one subclass of `Backend` in its own module (``_numpy``,
-``_cupy``, ``_torch``, ``_jax``, ``_dask``, ``_array_api_strict``, and
-``_generic`` for any other Array API namespace), listed once in
-``_registry``. The front end validates every argument through these methods
-and then calls `Backend.eye`; it never asks which library it is talking to.
+Each library is one subclass of `Backend` in its own module of this package
+(``numpy``, ``cupy``, ``torch``, ``jax``, ``dask``, ``array_api_strict``,
+and ``generic`` for any other Array API namespace), listed once in the
+registry (this package's ``__init__``). The front end validates every
+argument through these methods and then calls `Backend.eye`; it never asks
+which library it is talking to.
 
 The defaults here are those of a generic Array API namespace: devices and
 dtypes as its inspection API reports them, no writes in place assumed, no
@@ -21,7 +22,8 @@ from typing import Any, ClassVar, Literal, NamedTuple
 import numpy as np
 from array_api_compat import device as array_device
 
-from . import _dtypes, _size
+from .._validate import dtypes as _dtypes
+from .._validate import size as _size
 
 __all__ = ["Backend", "array_api_eye", "check_index_fits"]
 

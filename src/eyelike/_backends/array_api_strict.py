@@ -8,8 +8,8 @@ from typing import Any
 import numpy as np
 from array_api_compat import is_array_api_strict_namespace
 
-from ._backend import Backend
-from ._text import show
+from .._validate.text import show
+from ._base import Backend
 
 __all__ = ["ArrayApiStrictBackend"]
 

@@ -16,10 +16,10 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from ._text import show
+from .text import show
 
 if TYPE_CHECKING:
-    from ._backend import Backend
+    from .._backends._base import Backend
 
 __all__ = [
     "EXTRA_NAMES",

@@ -11,10 +11,10 @@ import math
 import os
 from typing import TYPE_CHECKING, Any
 
-from ._integers import INT64_MAX
+from .integers import INT64_MAX
 
 if TYPE_CHECKING:
-    from ._backend import Backend
+    from .._backends._base import Backend
 
 __all__ = ["SMALL_ELEMENTS", "check", "is_small", "physical_memory", "refuse_span"]
 

@@ -26,10 +26,10 @@ import numpy as np
 from array_api_compat import is_numpy_namespace
 from numpy.lib.stride_tricks import as_strided
 
-from . import _size
-from ._backend import Backend, Build
-from ._dtypes import resolve as resolve_dtype
-from ._text import show
+from .._validate import size as _size
+from .._validate.dtypes import resolve as resolve_dtype
+from .._validate.text import show
+from ._base import Backend, Build
 
 __all__ = ["BACKEND", "NumPyBackend", "eye", "eye_2d", "small_eye_2d"]
 

@@ -6,10 +6,10 @@ from __future__ import annotations
 import math
 from typing import TYPE_CHECKING, Any
 
-from ._text import show
+from .text import show
 
 if TYPE_CHECKING:
-    from ._backend import Backend
+    from .._backends._base import Backend
 
 __all__ = ["check_out"]
 

@@ -20,10 +20,11 @@ from typing import Any, Literal
 import numpy as np
 from array_api_compat import is_dask_namespace
 
-from . import _cupy, _numpy
-from ._backend import Backend, Build
-from ._integers import is_bool_like
-from ._text import show
+from .._validate.integers import is_bool_like
+from .._validate.text import show
+from . import cupy as _cupy
+from . import numpy as _numpy
+from ._base import Backend, Build
 
 __all__ = ["DaskBackend", "eye"]
 

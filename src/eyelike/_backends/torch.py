@@ -14,10 +14,11 @@ from typing import Any
 
 import numpy as np
 
-from . import _dtypes, _size
-from ._backend import Backend, Build
-from ._size import is_small
-from ._text import show
+from .._validate import dtypes as _dtypes
+from .._validate import size as _size
+from .._validate.size import is_small
+from .._validate.text import show
+from ._base import Backend, Build
 
 __all__ = ["TorchBackend"]
 

@@ -16,7 +16,7 @@ from typing import Any
 
 import numpy as np
 
-from ._text import show
+from .text import show
 
 __all__ = [
     "INT64_MAX",

@@ -9,16 +9,16 @@ from typing import Any
 import numpy as np
 from array_api_compat import array_namespace, is_array_api_obj
 
-from ._array_api_strict import ArrayApiStrictBackend
-from ._backend import Backend
-from ._cupy import CuPyBackend
-from ._dask import DaskBackend
-from ._generic import GenericBackend
-from ._jax import JaxBackend
-from ._numpy import BACKEND as NUMPY_BACKEND
-from ._numpy import NumPyBackend
-from ._text import show
-from ._torch import TorchBackend
+from .._validate.text import show
+from ._base import Backend
+from .array_api_strict import ArrayApiStrictBackend
+from .cupy import CuPyBackend
+from .dask import DaskBackend
+from .generic import GenericBackend
+from .jax import JaxBackend
+from .numpy import BACKEND as NUMPY_BACKEND
+from .numpy import NumPyBackend
+from .torch import TorchBackend
 
 __all__ = ["BACKENDS", "NUMPY", "backend_of_array", "backend_of_namespace"]
 
