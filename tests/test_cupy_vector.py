@@ -25,6 +25,7 @@ from kernel_build import DTYPES
 
 import eyelike
 from eyelike._backends import cupy as _cupy
+from eyelike._backends.cupy import constants as consts
 from eyelike._backends.cupy import planning as cupy_plan
 
 pytestmark = [pytest.mark.gpu, pytest.mark.skipif(not HAS_GPU, reason=GPU_REASON)]
@@ -142,7 +143,7 @@ def test_per_matrix_k_over_small_matrices(cp: Any, dtype: str) -> None:
     dt = _dtype(dtype)
     rng = np.random.default_rng(7)
     for b, n_rows, n_cols in SMALL_SHAPES:
-        if n_rows * n_cols * dt.itemsize >= cupy_plan.CHUNK_BYTES:
+        if n_rows * n_cols * dt.itemsize >= consts.CHUNK_BYTES:
             continue
         size = b * n_rows * n_cols
         ks = rng.integers(-n_rows, n_cols + 1, size=b)

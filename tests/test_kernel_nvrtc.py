@@ -18,7 +18,7 @@ from pathlib import Path
 import kernel_build as kb
 import pytest
 
-from eyelike._backends.cupy import planning as cupy_plan
+from eyelike._backends.cupy import constants as consts
 
 VARIANTS = kb.variants()
 
@@ -82,14 +82,14 @@ def test_nvrtc_source_is_what_cupy_launches(variant: kb.Variant) -> None:
     flags = f"{ndim}, {int(contiguous)}, {int(variant.array_32)}"
     if launch.vector:
         op = {
-            "scalar": cupy_plan.OP_VECTOR,
-            "per_matrix": cupy_plan.OP_VECTOR_PER_MATRIX,
-            "small": cupy_plan.OP_VECTOR_PER_SMALL_MATRIX,
+            "scalar": consts.OP_VECTOR,
+            "per_matrix": consts.OP_VECTOR_PER_MATRIX,
+            "small": consts.OP_VECTOR_PER_SMALL_MATRIX,
         }[launch.kind]
         assert re.search(rf"CArray<\w[\w:<> ]*, {flags}> out\b", source)
         assert "_raw_out" not in source
     else:
-        op = cupy_plan.OP_PER_MATRIX if variant.per_matrix else cupy_plan.OP_SCALAR
+        op = consts.OP_PER_MATRIX if variant.per_matrix else consts.OP_SCALAR
         assert re.search(rf"CArray<\w[\w:<> ]*, {flags}> _raw_out\b", source)
         assert "T &out = _raw_out[_ind.get()];" in source
     assert op in source

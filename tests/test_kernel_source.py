@@ -34,8 +34,9 @@ from kernel_build import DTYPES, ITEMSIZE
 # planning (importing the module does not import CuPy): both compiled
 # programs run exactly these.
 from eyelike._backends import cupy as _cupy
+from eyelike._backends.cupy import constants as consts
 from eyelike._backends.cupy import planning as cupy_plan
-from eyelike._backends.cupy.planning import (
+from eyelike._backends.cupy.constants import (
     OP_PER_MATRIX,
     OP_SCALAR,
     OP_VECTOR,
@@ -210,7 +211,7 @@ def test_header_exists_and_defines_eyelike_value() -> None:
     # The fast path's chunk is what the host plans with.
     chunk = re.search(r"#define\s+EYELIKE_CHUNK_BYTES\s+(\d+)u", text)
     assert chunk is not None
-    assert int(chunk.group(1)) == cupy_plan.CHUNK_BYTES
+    assert int(chunk.group(1)) == consts.CHUNK_BYTES
 
 
 def test_header_needs_no_other_header(tmp_path: Path) -> None:
@@ -525,9 +526,9 @@ def test_plan_chooses_the_path_and_constants() -> None:
                         (n, head if n == "head" else v) for n, v in base.scalars
                     )
                     names = tuple(n for n, _ in got.scalars)
-                    assert names == cupy_plan.VECTOR_PARAMS[got.kind]
+                    assert names == consts.VECTOR_PARAMS[got.kind]
                     if got.small:  # a subset of the other kernel's scalars
-                        big = cupy_plan.vector_scalars(r, c, b, None, 32, head)
+                        big = consts.vector_scalars(r, c, b, None, 32, head)
                         assert set(got.scalars) < set(big)
                 # Not contiguous: the element path.
                 for contiguous, address in [(False, 4096)]:
@@ -566,7 +567,7 @@ def test_plan_chooses_the_path_and_constants() -> None:
             (element,) = plan(shape, k, itemsize, contiguous=False, address=512)
             assert element.wide
     # The comb of a long row is bit 0 alone (and costs nothing to compute).
-    assert cupy_plan.vector_scalars(1, 2**62, 1, 0, 64, 0)[8] == ("comb", 1)
+    assert consts.vector_scalars(1, 2**62, 1, 0, 64, 0)[8] == ("comb", 1)
     for shape in [(2, 2**31, 1), (3, 46341, 46341), (1, 3037000499, 3037000499)]:
         (wide,) = plan(shape, 0, 1, contiguous=True, address=512)
         assert wide.vector
@@ -616,7 +617,7 @@ def test_divide_by_magic_numbers_is_exact(shim: Path, bits: int) -> None:
     cases = divisor_cases(bits, rng)
     lines = []
     for d, nums in cases.items():
-        magic, shift = cupy_plan.divider(d, bits)
+        magic, shift = consts.divider(d, bits)
         assert 0 < magic < 2**bits
         lines.append(f"D {bits} {magic} {shift} " + " ".join(map(str, nums)))
     answers = run_shim(shim, lines)
@@ -714,7 +715,7 @@ def small_widths(n_rows: int, n_cols: int, n_mats: int) -> str:
     takes the vector path at every width, and that the small kernel's
     scalars are those of the other per-matrix kernel, which the W line
     carries (the shim's `head` replaced, per width, as `plan` would)."""
-    big = cupy_plan.vector_scalars(n_rows, n_cols, n_mats, None, 32, 0)
+    big = consts.vector_scalars(n_rows, n_cols, n_mats, None, 32, 0)
     widths = []
     for width in WIDTHS:
         (launch,) = cupy_plan.plan(
@@ -751,7 +752,7 @@ def test_vector_exhaustive_small_shapes(shim: Path) -> None:
                 cases.append(("m", [rng.choice(ks), k, rng.choice(ks)]))
                 for mode, case_ks in cases:
                     b = len(case_ks)
-                    scalars = cupy_plan.vector_scalars(
+                    scalars = consts.vector_scalars(
                         n_rows, n_cols, b, k if mode == "s" else None, 32, 0
                     )
                     token = small if mode == "m" else ""
@@ -803,7 +804,7 @@ def test_vector_small_matrices_in_large_batches(shim: Path) -> None:
         ks = list(range(-n_rows, n_cols + 1))
         for b in [*range(1, 71), 100, 129, 200, 300]:
             small = small_widths(n_rows, n_cols, b)
-            scalars = named(cupy_plan.vector_scalars(n_rows, n_cols, b, None, 32, 0))
+            scalars = named(consts.vector_scalars(n_rows, n_cols, b, None, 32, 0))
             for cycle in range(16):  # every head at every width
                 case_ks = [rng.choice(ks) for _ in range(b)]
                 lines.append(

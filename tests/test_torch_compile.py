@@ -9,7 +9,6 @@ test runs the full inductor pipeline.
 
 from __future__ import annotations
 
-import gc
 import subprocess
 import sys
 import warnings
@@ -68,11 +67,6 @@ BATCHES = (2, 5, 8, 13)
 def _compile_and_run(fn: Fn, dynamic: bool, backend: str = "eager") -> int:
     """Compile ``fn``, check it against eager on several batch sizes with no
     warning at all; returns how many graphs were compiled."""
-    # Objects an earlier compile left behind (another test's, such as the
-    # benchmark's compiled peers) die first: their weakref callbacks would
-    # otherwise run after the reset, on tables it cleared (an unraisable
-    # KeyError inside torch).
-    gc.collect()
     torch._dynamo.reset()
     counters.clear()
     compiled = torch.compile(fn, fullgraph=True, dynamic=dynamic, backend=backend)

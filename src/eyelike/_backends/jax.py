@@ -25,7 +25,8 @@ from array_api_compat import is_jax_namespace
 
 from .._validate import size as _size
 from .._validate.text import show
-from ._base import Backend, Build, check_index_fits
+from ._base import Backend, Build
+from .reference import check_index_fits
 
 __all__ = ["JaxBackend"]
 

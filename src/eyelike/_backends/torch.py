@@ -6,8 +6,6 @@ arguments takes a short path (`TorchBackend.small_eye`) straight to them."""
 
 from __future__ import annotations
 
-import itertools
-import math
 import sys
 from types import ModuleType
 from typing import Any
@@ -19,18 +17,20 @@ from .._validate import size as _size
 from .._validate.size import is_small
 from .._validate.text import show
 from ._base import Backend, Build
+from .torch_eye import (
+    has_device_type,
+    per_matrix,
+    plain_dtype,
+    scalar_k,
+    storage_span,
+    wide_unsigned,
+)
 
 __all__ = ["TorchBackend"]
 
-# Matrices up to this many elements are made once and copied over a batch;
-# the template is then at most 4 MiB beside the output (complex128).
-_SMALL_MATRIX = 1 << 18
 # What the short path takes (a name here: one guard under torch.compile,
 # where reading it through its module is two).
 _SMALL_ELEMENTS = _size.SMALL_ELEMENTS
-# Per-matrix offsets are written by index up to this many ones (scratch about
-# 48 MiB), by a mask beyond.
-_INDEXED_ONES = 1 << 20
 
 
 class TorchBackend(Backend):
@@ -97,7 +97,7 @@ class TorchBackend(Backend):
         except (RuntimeError, TypeError, ValueError):
             msg = f"device {show(device)} is not a torch device"
             raise ValueError(msg) from None
-        if dev.type not in ("cpu", "meta") and not _has_device_type(torch, dev.type):
+        if dev.type not in ("cpu", "meta") and not has_device_type(torch, dev.type):
             msg = f"device {show(device)}: this torch build has no {dev.type} device"
             raise ValueError(msg)
         return dev
@@ -130,7 +130,7 @@ class TorchBackend(Backend):
             dtype = torch.get_default_dtype()
         if (
             type(dtype) is torch.dtype
-            and _plain_dtype(torch, dtype)
+            and plain_dtype(torch, dtype)
             and (device is None or device.type in ("cpu", "cuda", "meta"))
         ):
             return dtype, dtype.itemsize
@@ -152,14 +152,14 @@ class TorchBackend(Backend):
     def check_empty_shape(
         self, shape: tuple[int, ...], itemsize: int, on_host: bool
     ) -> None:
-        _size.refuse_span(shape, _storage_span(shape), "elements")
+        _size.refuse_span(shape, storage_span(shape), "elements")
 
     def clamp_offsets(self, k: Any, n_rows: int, n_cols: int) -> Any:
         # In int64 first: torch's CPU kernels lack clamp for uint16-64, and
         # bounds beyond a narrow type would not fit it. uint64 values
         # >= 2**63 wrap negative and are all beyond the matrix.
         wide = k.to(self.library.int64)
-        if _wide_unsigned(k.dtype) and k.dtype.itemsize == 8:
+        if wide_unsigned(k.dtype) and k.dtype.itemsize == 8:
             wide = self.library.where(wide < 0, n_cols, wide)
         return wide.clamp(-n_rows, n_cols)
 
@@ -188,13 +188,13 @@ class TorchBackend(Backend):
         import torch
 
         if type(k) is not int or not (
-            dtype is None or (type(dtype) is torch.dtype and _plain_dtype(torch, dtype))
+            dtype is None or (type(dtype) is torch.dtype and plain_dtype(torch, dtype))
         ):
             return None
         if like is None:
             if not is_small(shape):
                 return None
-            return _scalar_k(torch, shape, k, dtype, None, None)
+            return scalar_k(torch, shape, k, dtype, None, None)
         # ``like`` exists, so torch can make its shape: only the size counts
         # (not symbolic, as under torch.compile(dynamic=True), nor empty).
         n = like.numel()
@@ -204,167 +204,14 @@ class TorchBackend(Backend):
             or not (like.is_cpu or like.is_cuda or like.is_meta)
         ):
             return None
-        return _scalar_k(torch, shape, k, dtype, like.device, None)
+        return scalar_k(torch, shape, k, dtype, like.device, None)
 
     def eye(self, build: Build) -> Any:
         shape, k, dtype, device, out = build[:5]
         if not isinstance(k, int):
-            return _per_matrix(self.library, shape, k, dtype, device, out)
-        return _scalar_k(self.library, shape, k, dtype, device, out)
+            return per_matrix(self.library, shape, k, dtype, device, out)
+        return scalar_k(self.library, shape, k, dtype, device, out)
 
 
 _BACKEND = TorchBackend()
 TorchBackend.shared_instance = _BACKEND
-
-
-def _scalar_k(
-    torch: Any, shape: tuple[int, ...], k: int, dtype: Any, device: Any, out: Any
-) -> Any:
-    """One offset for every matrix (``dtype``, ``device`` None: torch's
-    defaults)."""
-    # Indexed, not sliced: slicing a torch.Size costs ~0.2 us each time.
-    n_rows, n_cols = shape[-2], shape[-1]
-    batch = len(shape) > 2
-    if batch and n_rows * n_cols > _SMALL_MATRIX:
-        # A large matrix is not worth a template: write in place.
-        if out is None:
-            out = torch.zeros(shape, dtype=dtype, device=device)
-        else:
-            out.zero_()
-        if out.numel():
-            out.diagonal(k, -2, -1).fill_(1)
-        return out
-    # One matrix, made by torch's own eye where it can (one kernel: the
-    # cheapest call torch has), then copied over the batch: torch's own
-    # idiom, faster than zeros plus a strided diagonal fill.
-    if k == 0 and dtype is None and device is None:
-        # No keywords: torch parses each, at ~0.25 us, as much as the rest.
-        matrix = torch.eye(n_rows, n_cols)
-    elif k == 0 and (
-        dtype is None or dtype.is_floating_point or not _wide_unsigned(dtype)
-    ):
-        matrix = torch.eye(n_rows, n_cols, dtype=dtype, device=device)
-    else:  # torch.eye has no offset, nor uint16-64 on the CPU
-        matrix = torch.zeros((n_rows, n_cols), dtype=dtype, device=device)
-        if -n_rows < k < n_cols:
-            matrix.diagonal(k).fill_(1)
-    if out is not None:
-        return out.copy_(matrix)  # broadcast over the batch: one pass
-    # ``clone`` of an expanded view: a fresh, contiguous, writeable batch.
-    # (The sizes one by one: a torch.Size or tuple costs torch ~2 us more.)
-    return matrix.expand(*shape).clone() if batch else matrix
-
-
-def _per_matrix(
-    torch: Any, shape: tuple[int, ...], k: Any, dtype: Any, device: Any, out: Any
-) -> Any:
-    """One offset per matrix.
-
-    Eagerly: zeros, then the ones written at their computed (matrix, row,
-    column) indices, about as many writes as there are ones. Under
-    torch.compile, whose graph cannot hold the data-dependent count of ones,
-    and on tensors with no values to count (meta tensors, a FakeTensorMode's
-    fakes), the mask ``col - row == k[b]`` instead, which inductor fuses
-    into one kernel (and eagerly too past ``_INDEXED_ONES`` ones).
-    """
-    if math.prod(shape) == 0:  # nothing to write: no index scratch either
-        return torch.zeros(shape, dtype=dtype, device=device) if out is None else out
-    n_rows, n_cols = shape[-2:]
-    batch = shape[:-2]
-    offsets = torch.as_tensor(k, dtype=torch.int64, device=device)
-    # The index arrays hold about six int64 per one: past a million ones the
-    # mask (one byte an element) is the lighter of the two. torch's CPU
-    # kernels have no index_put for uint16-64.
-    ones = math.prod(batch) * min(n_rows, n_cols)
-    if (
-        torch.compiler.is_compiling()
-        or ones > _INDEXED_ONES
-        or _wide_unsigned(dtype)
-        or not _has_values(torch, offsets)
-    ):
-        rows = torch.arange(n_rows, device=device)
-        cols = torch.arange(n_cols, device=device)
-        mask = (cols[None, :] - rows[:, None]) == offsets[..., None, None]
-        if out is not None:
-            return out.copy_(mask)  # broadcast over the batch: one pass
-        # A fresh, contiguous array even where ``k`` broadcasts over the batch.
-        return torch.empty(shape, dtype=dtype, device=device).copy_(mask)
-    result = torch.zeros(shape, dtype=dtype, device=device) if out is None else out
-    if out is not None:
-        result.zero_()
-    kb = offsets.expand(batch).reshape(-1)
-    r0, c0 = (-kb).clamp(min=0), kb.clamp(min=0)
-    lengths = torch.minimum(n_rows - r0, n_cols - c0).clamp(min=0)
-    matrix = torch.repeat_interleave(torch.arange(kb.numel(), device=device), lengths)
-    # Each one's position along its own diagonal: 0, 1, ... per matrix.
-    run_starts = torch.cumsum(lengths, 0) - lengths
-    step = torch.arange(matrix.numel(), device=device) - run_starts[matrix]
-    where = (*torch.unravel_index(matrix, batch), r0[matrix] + step, c0[matrix] + step)
-    result[where] = 1
-    return result
-
-
-def _has_values(torch: Any, t: Any) -> bool:
-    """Whether ``t`` holds values a data-dependent size can be read from:
-    not a meta tensor, nor a subclass such as a FakeTensorMode's fakes."""
-    return type(t) is torch.Tensor and not t.is_meta
-
-
-def _plain_dtype(torch: Any, dtype: Any) -> bool:
-    """One of torch's numeric or bool dtypes that it has on CPU, CUDA and
-    meta devices alike, known from the dtype's own properties and identity
-    (constants under torch.compile, where a set or table read would be a
-    guard checked on every compiled call). The float8 types and any other
-    are looked up in the namespace's table instead."""
-    # Comparisons, not bool(): each builtin read is one more guard.
-    plain: bool
-    if dtype.is_floating_point:
-        plain = dtype.itemsize > 1  # float16, bfloat16, float32, float64
-    elif dtype.is_complex:
-        plain = dtype.itemsize > 4  # complex64, complex128 (not complex32)
-    else:
-        plain = dtype in (
-            torch.bool,
-            torch.int8,
-            torch.int16,
-            torch.int32,
-            torch.int64,
-            torch.uint8,
-            torch.uint16,
-            torch.uint32,
-            torch.uint64,
-        )
-    return plain
-
-
-def _wide_unsigned(dtype: Any) -> bool:
-    """uint16, uint32 or uint64, which many of torch's CPU kernels lack.
-
-    Read from the dtype's own properties: a constant under torch.compile,
-    where a table lookup would be a guard checked on every compiled call.
-    """
-    return bool(
-        not dtype.is_floating_point  # the common case decides at once
-        and not dtype.is_signed
-        and not dtype.is_complex
-        and dtype.itemsize > 1
-    )
-
-
-def _has_device_type(torch: Any, kind: str) -> bool:
-    backend = getattr(torch.backends, kind, None) if kind == "mps" else None
-    module = backend or getattr(torch, kind, None)
-    check = getattr(module, "is_available", None)
-    return bool(check()) if callable(check) else False
-
-
-def _storage_span(shape: tuple[int, ...]) -> int:
-    """The largest number torch computes making ``shape``: its element count
-    multiplied left to right (up to the first zero) and its strides."""
-    strides, stride = [], 1
-    for d in reversed(shape):
-        strides.append(stride)
-        stride *= max(d, 1)
-    # torch multiplies the count in unsigned 64 bits: past 2**64 - 1 it fails.
-    lead = math.prod(itertools.takewhile(bool, shape))
-    return max(lead if lead >= 2**64 else 0, *strides)

@@ -33,7 +33,7 @@ from array_api_compat import is_cupy_namespace
 
 from ..._validate.text import show
 from .._base import Backend, Build
-from .planning import (
+from .constants import (
     FIXED_PARAMS,
     OP_PER_MATRIX,
     OP_SCALAR,
@@ -41,13 +41,9 @@ from .planning import (
     OP_VECTOR_PER_MATRIX,
     OP_VECTOR_PER_SMALL_MATRIX,
     VECTOR_PARAMS,
-    Launch,
-    arguments,
-    check_alignment,
-    offsets_dtype,
-    plan,
     vector_kind,
 )
+from .planning import Launch, arguments, check_alignment, offsets_dtype, plan
 
 __all__ = ["CuPyBackend", "check_dtype", "cuda_device", "eye", "kernel_path"]
 
