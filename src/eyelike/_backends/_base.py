@@ -24,6 +24,7 @@ from array_api_compat import device as array_device
 
 from .._validate import dtypes as _dtypes
 from .._validate import size as _size
+from .._validate.integers import is_symbolic
 from .reference import array_api_eye
 
 __all__ = ["Backend", "Build"]
@@ -156,7 +157,9 @@ class Backend:
         return device
 
     def shape_of(self, x: Any, name: str) -> tuple[int, ...]:
-        """``x``'s shape as a tuple of ints (``name`` is for errors).
+        """``x``'s shape as a tuple of ints, or of sizes known only when the
+        program runs (`is_symbolic`: ``jax.export``'s, torch's ``SymInt``).
+        ``name`` is for errors.
 
         Raises
         ------
@@ -164,7 +167,7 @@ class Backend:
             A lazy array whose shape is not known yet (None or nan entries).
         """
         shape = tuple(x.shape)
-        if not all(isinstance(d, int) for d in shape):
+        if not all(isinstance(d, int) or is_symbolic(d) for d in shape):
             hint = self.unknown_shape_hint(name)
             msg = f"{name} must have a known shape; got {shape}{hint}"
             raise ValueError(msg)
@@ -243,9 +246,15 @@ class Backend:
         """An integer ``k`` array of this library clamped into
         ``[-n_rows, n_cols]``, in the namespace's index dtype."""
         xp = self.xp
+        index = self.index_dtype(self.device_of(k))
+        if not (type(n_rows) is int and type(n_cols) is int):
+            # Symbolic sizes cannot be compared with k's type's bounds: in
+            # the index type first, which holds them (and k's every value
+            # but uint64's past 2**63).
+            return xp.clip(xp.astype(k, index), -n_rows, n_cols)
         info = xp.iinfo(k.dtype)
         clamped = xp.clip(k, max(-n_rows, info.min), min(n_cols, info.max))
-        return xp.astype(clamped, self.index_dtype(self.device_of(k)))
+        return xp.astype(clamped, index)
 
     def strides(self, out: Any) -> tuple[int, ...] | None:
         """``out``'s strides in elements, where the library tells them (None:

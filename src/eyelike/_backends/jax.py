@@ -103,11 +103,15 @@ class JaxBackend(Backend):
 
         shape, k, dtype, device = build[:4]  # immutable: never an out
         jnp = self.library
-        if math.prod(shape) == 0:  # nothing to compute: no iotas either
-            return jnp.zeros(shape, dtype=dtype, device=device)
         index = self.index_dtype(device)
         n_rows, n_cols = shape[-2:]
-        check_index_fits(n_rows, n_cols, index, jnp.iinfo(index).max)
+        size = math.prod(shape)
+        if type(size) is int:
+            # (Symbolic sizes, jax.export's, are neither compared nor
+            # checked: XLA judges them when the program runs.)
+            if size == 0:  # nothing to compute: no iotas either
+                return jnp.zeros(shape, dtype=dtype, device=device)
+            check_index_fits(n_rows, n_cols, index, jnp.iinfo(index).max)
         placement = None
         if isinstance(device, jax.sharding.Sharding):
             _check_fits(device, shape)

@@ -6,6 +6,7 @@ arguments takes a short path (`TorchBackend.small_eye`) straight to them."""
 
 from __future__ import annotations
 
+import math
 import sys
 from types import ModuleType
 from typing import Any
@@ -19,6 +20,7 @@ from .._validate.text import show
 from ._base import Backend, Build
 from .torch_eye import (
     has_device_type,
+    mask,
     per_matrix,
     plain_dtype,
     scalar_k,
@@ -208,6 +210,10 @@ class TorchBackend(Backend):
 
     def eye(self, build: Build) -> Any:
         shape, k, dtype, device, out = build[:5]
+        if type(math.prod(shape)) is not int:
+            # Sizes known only when the program runs (torch.export, dynamic
+            # compile): the one build that compares none of them.
+            return mask(self.library, shape, k, dtype, device, out)
         if not isinstance(k, int):
             return per_matrix(self.library, shape, k, dtype, device, out)
         return scalar_k(self.library, shape, k, dtype, device, out)

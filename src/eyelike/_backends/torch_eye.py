@@ -13,6 +13,7 @@ from typing import Any
 
 __all__ = [
     "has_device_type",
+    "mask",
     "per_matrix",
     "plain_dtype",
     "scalar_k",
@@ -93,13 +94,7 @@ def per_matrix(
         or wide_unsigned(dtype)
         or not _has_values(torch, offsets)
     ):
-        rows = torch.arange(n_rows, device=device)
-        cols = torch.arange(n_cols, device=device)
-        mask = (cols[None, :] - rows[:, None]) == offsets[..., None, None]
-        if out is not None:
-            return out.copy_(mask)  # broadcast over the batch: one pass
-        # A fresh, contiguous array even where ``k`` broadcasts over the batch.
-        return torch.empty(shape, dtype=dtype, device=device).copy_(mask)
+        return mask(torch, shape, offsets, dtype, device, out)
     result = torch.zeros(shape, dtype=dtype, device=device) if out is None else out
     if out is not None:
         result.zero_()
@@ -115,10 +110,38 @@ def per_matrix(
     return result
 
 
+def mask(
+    torch: Any, shape: tuple[Any, ...], k: Any, dtype: Any, device: Any, out: Any
+) -> Any:
+    """The mask ``col - row == k`` over the batch, made out of place: no
+    size is compared (each comparison of a symbolic size would be a guard of
+    an exported or compiled program) and nothing is written into a fresh
+    tensor (``torch.func.vmap`` cannot write a batched ``k``'s mask into
+    one). ``k``: an int, or an integer tensor broadcastable to the batch.
+    """
+    rows = torch.arange(shape[-2], device=device)
+    cols = torch.arange(shape[-1], device=device)
+    if not isinstance(k, int):
+        k = torch.as_tensor(k, dtype=torch.int64, device=device)[..., None, None]
+    hit = (cols[None, :] - rows[:, None]) == k
+    if out is not None:
+        return out.copy_(hit)  # broadcast over the batch: one pass
+    if dtype is None:
+        dtype = torch.get_default_dtype()
+    # A fresh, contiguous tensor even where ``k`` broadcasts over the batch:
+    # the copy of an expanded view is laid out densely, in one pass.
+    return hit.expand(*shape).to(dtype, copy=True)
+
+
 def _has_values(torch: Any, t: Any) -> bool:
     """Whether ``t`` holds values a data-dependent size can be read from:
-    not a meta tensor, nor a subclass such as a FakeTensorMode's fakes."""
-    return type(t) is torch.Tensor and not t.is_meta
+    not a meta tensor, nor a subclass such as a FakeTensorMode's fakes, nor
+    a tensor wrapped by ``torch.func`` (vmap's batched tensors)."""
+    return (
+        type(t) is torch.Tensor
+        and not t.is_meta
+        and not torch._C._functorch.is_functorch_wrapped_tensor(t)
+    )
 
 
 def plain_dtype(torch: Any, dtype: Any) -> bool:

@@ -27,6 +27,7 @@ __all__ = [
     "index_or_none",
     "is_bool_like",
     "is_integer_scalar",
+    "is_symbolic",
     "is_time",
     "nesting_depth",
     "not_data",
@@ -112,10 +113,28 @@ def within_int64(value: int, name: str, limit_text: str = "at most 2**63 - 1") -
     return value
 
 
+def is_symbolic(value: Any) -> bool:
+    """A size known only when the program runs: a torch ``SymInt``
+    (``torch.export``, ``torch.compile(dynamic=True)``) or a JAX symbolic
+    dimension (``jax.export``). Known by its class, importing neither."""
+    cls = type(value)
+    root = cls.__module__.partition(".")[0]
+    return (cls.__name__ == "SymInt" and root == "torch") or (
+        cls.__name__ == "_DimExpr" and root == "jax"
+    )
+
+
 def dimension(value: Any, name: str) -> int:
-    """A non-negative dimension: a Python int or any object with ``__index__``."""
+    """A non-negative dimension: a Python int or any object with ``__index__``.
+
+    A symbolic size (`is_symbolic`) is taken as it is, as the library's own
+    ``eye`` takes it: reading its value would fix it to the example's (a
+    guard), and what it is can only be known when the program runs.
+    """
     if type(value) is int and 0 <= value <= INT64_MAX:
         return value
+    if is_symbolic(value):
+        return value  # type: ignore[no-any-return]
     v = index_or_none(value)
     if v is None:
         if is_bool_like(value):
@@ -140,6 +159,8 @@ def batch_shape(value: Any, name: str = "batch_shape") -> tuple[int, ...]:
         if not value or all(type(v) is int and 0 <= v <= INT64_MAX for v in value):
             return value
     elif type(value) is int and 0 <= value <= INT64_MAX:
+        return (value,)
+    if is_symbolic(value):  # one batch dimension, known when the program runs
         return (value,)
     if (
         isinstance(value, (str, bytes))

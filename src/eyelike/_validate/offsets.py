@@ -37,7 +37,13 @@ def clamped_offsets(
     host data, else ``backend``'s own) whose shape broadcasts to ``batch``.
     """
     if type(k) is int:
-        return min(max(k, -n_rows), n_cols)
+        if type(n_rows) is int and type(n_cols) is int:
+            return min(max(k, -n_rows), n_cols)
+        # Symbolic sizes: comparing k with them would be a guard (torch) or
+        # undecidable (JAX). Clamped into the index type instead, which
+        # holds every size and keeps k's meaning.
+        limit = int(backend.xp.iinfo(backend.index_dtype(None)).max)
+        return min(max(k, -limit), limit)
     if not_data(k) or is_time(k):
         msg = f"k must be an integer or an integer array; got {show(k)}"
         raise TypeError(msg)
@@ -95,7 +101,9 @@ def _broadcasts_to(shape: tuple[int, ...], batch: tuple[int, ...]) -> bool:
     if len(shape) > len(batch):
         return False
     tail = batch[len(batch) - len(shape) :]
-    return all(s == 1 or s == b for s, b in zip(shape, tail, strict=True))
+    # ``s == b`` first: for one symbolic size it is True at once, where
+    # ``s == 1`` would be a guard that the size is not 1.
+    return all(s == b or s == 1 for s, b in zip(shape, tail, strict=True))
 
 
 def _scalar(k: Any) -> int:

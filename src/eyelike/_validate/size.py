@@ -77,8 +77,14 @@ def check(
 
     ``scratch`` is the backend's temporary memory beyond the output; the
     memory limit applies to outputs in this machine's main memory only.
+    Sizes known only when the program runs (symbolic) are not checked: a
+    comparison would become a guard of the exported or compiled program,
+    fixed by the machine that made it; the library's own allocation judges
+    them when it runs.
     """
     n = math.prod(shape)
+    if type(n) is not int:  # a symbolic size makes the product symbolic
+        return
     if n > INT64_MAX:
         msg = f"output shape {shape} has {n} elements, more than 2**63 - 1"
         raise ValueError(msg)
