@@ -28,8 +28,15 @@ GROUPS = {"test": TEST_DEPS, "lint": LINT_DEPS, "docs": DOCS_DEPS}
 LOCKS = Path("requirements")
 # One file per fuzzed entry point, and the regressions they found.
 FUZZ_FILES = [
-    f"tests/test_fuzz_{name}.py"
-    for name in ("eye", "eye_like", "onnx", "openvino", "cli", "regressions")
+    f"tests/{where}/test_fuzz_{name}.py"
+    for where, name in (
+        ("api", "eye"),
+        ("api", "eye_like"),
+        ("adapters", "onnx"),
+        ("adapters", "openvino"),
+        ("cli", "cli"),
+        ("api", "regressions"),
+    )
 ]
 
 
@@ -95,7 +102,7 @@ def lint(session: nox.Session) -> None:
     session.run("ruff", "check", *where)
     session.run("ruff", "format", "--check", *where)
     session.run("mypy", "--strict", "src", "benchmarks")
-    session.run("mypy", "--strict", "tests/typing_returns.py")
+    session.run("mypy", "--strict", "tests/api/typing_returns.py")
 
 
 @nox.session

@@ -19,7 +19,7 @@ from ._validate.dtypes import dtype_name
 __all__ = ["main"]
 
 # Backend name -> the module to import for it: every library with a name.
-BACKENDS = {cls.name: cls.module for cls in _registry.BACKENDS if cls.module}
+LIBRARIES = {cls.name: cls.module for cls in _registry.BACKENDS if cls.module}
 
 # A word that starts with a minus and a digit ("-1", "-1,2", "-2,0,1") is a
 # value, never an option: eyelike has no option of that form. Python before
@@ -86,7 +86,7 @@ Bad arguments print the usage and one error line, and exit with status 2."""
 
 
 def _parser() -> argparse.ArgumentParser:
-    backends = ", ".join(sorted(BACKENDS))
+    backends = ", ".join(sorted(LIBRARIES))
     parser = argparse.ArgumentParser(
         prog="eyelike",
         usage=_USAGE,
@@ -134,7 +134,7 @@ def _parser() -> argparse.ArgumentParser:
     parser.add_argument(
         "--backend",
         default="numpy",
-        choices=sorted(BACKENDS),
+        choices=sorted(LIBRARIES),
         metavar="LIB",
         help=f"array library to make it with: {backends} (default numpy)",
     )
@@ -226,7 +226,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         )
     args = parser.parse_args(words)
     try:
-        xp = importlib.import_module(BACKENDS[args.backend])
+        xp = importlib.import_module(LIBRARIES[args.backend])
     except ImportError as exc:
         parser.error(f"backend {args.backend} is not installed ({exc})")
     if args.backend == "cupy":

@@ -8,7 +8,7 @@ from typing import Any
 
 from ._backends import NUMPY, backend_of_array, backend_of_namespace
 from ._backends._base import Backend, Build
-from ._validate.dtypes import resolve as resolve_dtype
+from ._validate.dtypes import resolve as cached_dtype
 from ._validate.integers import batch_shape as _batch_shape
 from ._validate.integers import dimension
 from ._validate.offsets import clamped_offsets
@@ -38,7 +38,7 @@ def _validate_and_build(
         raise TypeError(msg)
     if order is not None:
         _check_order(order, backend, out)
-    dtype, itemsize = resolve_dtype(backend, dtype, device)
+    dtype, itemsize = cached_dtype(backend, dtype, device)
     shape = (*batch, n_rows, n_cols)
     offsets = clamped_offsets(k, backend, batch, n_rows, n_cols)
     check_size(

@@ -52,7 +52,7 @@ def test_bench_numpy_only_times_no_other_library(
 
 
 def test_gpu_bench_without_device_says_so(capsys: pytest.CaptureFixture[str]) -> None:
-    from conftest import HAS_GPU
+    from helpers import HAS_GPU
 
     if HAS_GPU:
         pytest.skip("a CUDA device is present: the GPU bench runs in scripts/")

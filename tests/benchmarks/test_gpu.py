@@ -30,7 +30,7 @@ from benchmarks.cases import GPU_CASES as CASES
 from benchmarks.cases import GpuCase as Case
 from benchmarks.gpu_cupy import Lib, Peer
 from benchmarks.gpu_report import OUT_OF_TIME
-from conftest import reference
+from helpers import reference
 
 import eyelike
 from eyelike._backends.cupy import check_dtype

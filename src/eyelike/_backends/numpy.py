@@ -27,7 +27,7 @@ from array_api_compat import is_numpy_namespace
 from numpy.lib.stride_tricks import as_strided
 
 from .._validate import size as _size
-from .._validate.dtypes import resolve as resolve_dtype
+from .._validate.dtypes import resolve as cached_dtype
 from .._validate.text import show
 from ._base import Backend, Build
 
@@ -110,7 +110,7 @@ def small_eye_2d(n_rows: Any, n_cols: Any, k: Any, dtype: Any) -> Any:
         and n_rows * n_cols <= _SMALL_ELEMENTS
     ):
         return None
-    dt, _ = resolve_dtype(BACKEND, dtype, None)
+    dt, _ = cached_dtype(BACKEND, dtype, None)
     return eye_2d(n_rows, n_cols, k, dt)
 
 

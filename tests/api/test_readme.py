@@ -1,0 +1,48 @@
+"""The README is short, its links lead somewhere, and its figures are those
+of the committed benchmark run (``docs/bench-cpu.json``), not typed by hand.
+(Its examples run as doctests in ``test_public_api.py``.)"""
+
+from __future__ import annotations
+
+import json
+import re
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parents[2]
+README = (REPO / "README.md").read_text(encoding="utf-8")
+
+
+def _ratio(value: float | None) -> str:
+    return "" if value is None else f"{value:.2f}"
+
+
+def bench_row(row: dict[str, object]) -> str:
+    """A README row of the performance table, from a row of the JSON."""
+    x_limit = row["x_limit"]
+    x_idiom = row.get("x_idiom")
+    assert x_limit is None or isinstance(x_limit, float)
+    assert x_idiom is None or isinstance(x_idiom, float)
+    return f"| {row['case']} | {row['peer']} | {_ratio(x_limit)} | {_ratio(x_idiom)} |"
+
+
+def test_readme_is_at_most_300_lines() -> None:
+    assert len(README.splitlines()) <= 300
+
+
+def test_performance_rows_are_those_of_the_committed_run() -> None:
+    """Bug: figures typed by hand went stale. Every row of the README's
+    table is a row of docs/bench-cpu.json, formatted from its values."""
+    block = README.split("<!-- bench-cpu rows")[1].split("<!-- end bench-cpu rows")[0]
+    rows = [line for line in block.splitlines() if line.startswith("| ")][2:]
+    assert len(rows) >= 5, block
+    data = json.loads((REPO / "docs" / "bench-cpu.json").read_text())["rows"]
+    made = {bench_row(r) for r in data}
+    for line in rows:
+        assert line in made, line
+
+
+def test_local_links_lead_to_files() -> None:
+    links = re.findall(r"\]\(([^)#:]+)\)", README)
+    assert links
+    missing = [link for link in links if not (REPO / link).exists()]
+    assert not missing

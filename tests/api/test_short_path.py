@@ -1,0 +1,280 @@
+"""The backends' short paths for the common small call give exactly what the
+general path gives: the same array (values, dtype, shape, device, a fresh
+contiguous one), or the same exception with the same message, on every input
+the fuzzers make.
+
+``eye`` and ``eye_like`` try ``Backend.small_eye`` first (NumPy's and
+torch's answer; the others always decline) and fall back to the general
+path when it declines (returns None). Here both are called on the same
+arguments, the general one with the short path switched off, so a short
+path that accepted something the general path refuses, or built a different
+array, fails.
+"""
+
+from __future__ import annotations
+
+import warnings
+from collections.abc import Callable
+from typing import Any
+from unittest import mock
+
+import numpy as np
+import pytest
+from helpers.fuzz_namespaces import torch
+from helpers.fuzz_strategies import EDGES, anything, fuzz, hostile
+from hypothesis import given
+from hypothesis import strategies as st
+
+import eyelike
+from eyelike import _core
+from eyelike._backends import NUMPY, backend_of_array, backend_of_namespace
+from eyelike._backends._base import Backend
+
+needs_torch = pytest.mark.skipif(torch is None, reason="needs torch")
+
+# Mostly small counts, so the short path takes a good share of the inputs.
+small_counts = st.integers(0, 300) | st.integers(-3, 3)
+counts = small_counts | hostile("n_rows")
+offsets = st.integers(-400, 400) | hostile("k")
+dtypes = st.none() | hostile("dtype")
+batches = st.lists(st.integers(0, 5) | st.integers(-2, 2), max_size=3).map(tuple)
+TORCH_DTYPES = (
+    [v for v in vars(torch).values() if isinstance(v, torch.dtype)] if torch else []
+)
+torch_dtypes = st.sampled_from(TORCH_DTYPES) if torch else st.nothing()
+# The dtypes an input tensor can have (not the quantized or bit types).
+MAKEABLE = [d for d in TORCH_DTYPES if not str(d).startswith(("torch.q", "torch.bits"))]
+sources = st.sampled_from(MAKEABLE) if torch else st.nothing()
+
+
+def _result(call: Callable[[], Any]) -> tuple[str, Any]:
+    try:
+        return "returned", call()
+    except Exception as exc:  # the caller's own __index__ errors too
+        return "raised", (type(exc), str(exc))
+
+
+def _declined(short: tuple[str, Any]) -> bool:
+    return short[0] == "returned" and short[1] is None
+
+
+def _general(backend: Backend, call: Callable[[], Any]) -> tuple[str, Any]:
+    """``call`` with ``backend``'s short path declining everything (NumPy's
+    also where the front end calls it directly)."""
+    with (
+        mock.patch.object(type(backend), "small_eye", return_value=None),
+        mock.patch.object(_core, "small_eye_2d", return_value=None),
+    ):
+        return _result(call)
+
+
+def _same(short: tuple[str, Any], general: tuple[str, Any]) -> None:
+    assert short[0] == general[0], (short, general)
+    if short[0] == "raised":
+        assert short[1] == general[1]
+        return
+    a, b = short[1], general[1]
+    assert type(a) is type(b)
+    if type(a) is np.ndarray:
+        assert (a.shape, a.dtype) == (b.shape, b.dtype)
+        assert a.tobytes() == b.tobytes()
+        assert a.flags.writeable
+        assert a.flags.c_contiguous
+        assert a.base is None
+        return
+    assert (a.shape, a.dtype, a.device) == (b.shape, b.dtype, b.device)
+    assert type(a.shape) is type(b.shape)
+    assert a.is_contiguous()
+    assert b.is_contiguous()
+    assert a._base is None
+    assert b._base is None
+    assert not a.requires_grad
+    if a.device.type != "meta":  # a meta tensor has no values
+        assert torch.equal(a.view(torch.uint8), b.view(torch.uint8))
+
+
+def _compare_eye(
+    n_rows: Any,
+    n_cols: Any,
+    k: Any,
+    dtype: Any,
+    batch: tuple[Any, ...] = (),
+    xp: Any = None,
+) -> bool:
+    """Compare the two paths of ``eye``; returns whether the short one ran."""
+    backend = backend_of_namespace(xp)
+    shape = (*batch, n_rows, n_rows if n_cols is None else n_cols)
+    short = _result(lambda: backend.small_eye(shape, k, dtype, None))
+    if _declined(short):
+        return False  # the general path alone decides
+    general = _general(
+        backend,
+        lambda: eyelike.eye(n_rows, n_cols, k=k, batch_shape=batch, dtype=dtype, xp=xp),
+    )
+    _same(short, general)
+    return True
+
+
+def _compare_eye_like(x: Any, k: Any, dtype: Any) -> bool:
+    """Compare the two paths of ``eye_like``; returns whether the short one
+    ran."""
+    backend = backend_of_array(x)
+    want = x.dtype if dtype is None else dtype
+    short = _result(lambda: backend.small_eye(backend.shape_of(x, "x"), k, want, x))
+    if _declined(short):
+        return False
+    _same(short, _general(backend, lambda: eyelike.eye_like(x, k=k, dtype=dtype)))
+    return True
+
+
+# ----------------------------------------------------------------- NumPy
+
+
+@fuzz(400)
+@given(n_rows=counts, n_cols=st.none() | counts, k=offsets, dtype=dtypes)
+def test_eye_short_path_is_the_general_path(
+    n_rows: Any, n_cols: Any, k: Any, dtype: Any
+) -> None:
+    _compare_eye(n_rows, n_cols, k, dtype)
+
+
+@fuzz(200)
+@given(
+    shape=st.tuples(small_counts, small_counts),
+    source=st.sampled_from(["float64", "float32", "int8", "bool", "complex64"]),
+    k=offsets,
+    dtype=dtypes,
+)
+def test_eye_like_short_path_is_the_general_path(
+    shape: tuple[int, int], source: str, k: Any, dtype: Any
+) -> None:
+    if min(shape) < 0:
+        return
+    _compare_eye_like(np.empty(shape, dtype=source), k, dtype)
+
+
+@fuzz(200)
+@given(value=anything)
+def test_short_path_on_anything_in_each_position(value: Any) -> None:
+    for args in ((value, 3, 0, None), (3, value, 0, None), (3, 3, value, None)):
+        _compare_eye(*args)
+    _compare_eye(3, 4, 1, value)
+
+
+def test_short_path_takes_the_common_calls() -> None:
+    # Otherwise the comparisons above would prove nothing about it.
+    taken = [
+        _compare_eye(3, None, 0, None),
+        _compare_eye(2, 5, -1, "int8"),
+        _compare_eye(0, 7, 9, np.float32),
+        _compare_eye(256, 256, 10**30, "bool"),
+        _compare_eye_like(np.empty((3, 3)), 0, None),
+    ]
+    assert all(taken)
+    assert not _compare_eye(3, None, 0.0, None)  # a float k: general path
+    assert not _compare_eye(1000, 1000, 0, None)  # too large: general path
+    assert not _compare_eye(3, None, 0, None, batch=(2,))  # a batch: general
+    assert NUMPY.small_eye((3, 3), 0, None, None) is not None
+
+
+def test_short_path_on_the_edge_values() -> None:
+    for value in EDGES:
+        for args in ((value, 3, 0, None), (3, 3, value, None), (3, 3, 0, value)):
+            _compare_eye(*args)
+
+
+# ----------------------------------------------------------------- torch
+
+
+@needs_torch
+@fuzz(300)
+@given(
+    batch=batches,
+    n_rows=counts,
+    n_cols=st.none() | counts,
+    k=offsets,
+    dtype=dtypes | torch_dtypes,
+)
+def test_torch_eye_short_path_is_the_general_path(
+    batch: tuple[Any, ...], n_rows: Any, n_cols: Any, k: Any, dtype: Any
+) -> None:
+    _compare_eye(n_rows, n_cols, k, dtype, batch, xp=torch)
+
+
+@needs_torch
+@fuzz(300)
+@given(
+    shape=st.lists(st.integers(0, 6), min_size=2, max_size=4).map(tuple)
+    | st.sampled_from([(3, 3), (64, 32, 32), (1, 65536), (2, 32768, 1), (257, 256)]),
+    source=sources,
+    k=offsets,
+    dtype=st.none() | torch_dtypes | hostile("dtype"),
+    layout=st.sampled_from(["contiguous", "transposed", "expanded", "meta"]),
+)
+def test_torch_eye_like_short_path_is_the_general_path(
+    shape: tuple[int, ...], source: Any, k: Any, dtype: Any, layout: str
+) -> None:
+    device = "meta" if layout == "meta" else None
+    try:
+        with warnings.catch_warnings():  # torch's notes on experimental types
+            warnings.simplefilter("ignore")
+            x = torch.empty(shape, dtype=source, device=device)
+    except (RuntimeError, TypeError):
+        return  # a dtype torch cannot make here
+    if layout == "transposed":
+        x = x.mT
+    elif layout == "expanded":
+        x = x[..., :1, :].expand(x.shape)
+    _compare_eye_like(x, k, dtype)
+
+
+@needs_torch
+@fuzz(100)
+@given(value=anything)
+def test_torch_short_path_on_anything_in_each_position(value: Any) -> None:
+    for args in ((value, 3, 0, None), (3, value, 0, None), (3, 3, value, None)):
+        _compare_eye(*args, xp=torch)
+    _compare_eye(3, 4, 1, value, xp=torch)
+    _compare_eye(3, 4, 1, None, batch=(value,), xp=torch)
+    _compare_eye_like(torch.empty(2, 3), value, None)
+    _compare_eye_like(torch.empty(2, 3), 0, value)
+
+
+@needs_torch
+def test_torch_short_path_takes_the_common_calls() -> None:
+    taken = [
+        _compare_eye(3, None, 0, None, xp=torch),
+        _compare_eye(4, 5, 1, torch.int32, batch=(2,), xp=torch),
+        _compare_eye(4, None, 0, torch.uint16, xp=torch),
+        _compare_eye_like(torch.empty(3, 3), 0, None),
+        _compare_eye_like(torch.empty(64, 32, 32), 0, None),
+        _compare_eye_like(torch.empty(64, 32, 32, dtype=torch.bfloat16), -3, None),
+    ]
+    assert all(taken)
+    assert not _compare_eye_like(torch.empty(3, 3), torch.tensor(0), None)
+    assert not _compare_eye(300, 300, 0, None, xp=torch)  # too large: general
+    assert not _compare_eye_like(torch.empty(0, 3), 0, None)  # empty: general
+    assert not _compare_eye(3, None, 0, "float32", xp=torch)  # a name: general
+
+
+@needs_torch
+def test_torch_default_dtype_is_read_on_every_call() -> None:
+    # Regression: the default was cached, so torch.set_default_dtype was
+    # ignored after the first call. Both paths, then the general one again.
+    before = torch.get_default_dtype()
+    try:
+        for want in (torch.float64, torch.float32, torch.float64):
+            torch.set_default_dtype(want)
+            assert eyelike.eye(2, xp=torch).dtype == want
+            assert eyelike.eye(2, xp=torch, device="cpu").dtype == want  # general
+    finally:
+        torch.set_default_dtype(before)
+
+
+@needs_torch
+def test_torch_short_path_on_the_edge_values() -> None:
+    for value in EDGES:
+        for args in ((value, 3, 0, None), (3, 3, value, None), (3, 3, 0, value)):
+            _compare_eye(*args, xp=torch)
+        _compare_eye_like(torch.empty(2, 2), value, None)
+        _compare_eye_like(torch.empty(2, 2), 0, value)
