@@ -285,5 +285,6 @@ class Backend:
 
     def eye(self, build: Build) -> Any:
         """The batched eye ``build`` asks for (or its ``out``, filled)."""
-        shape, k, dtype, device, out = build[:5]
-        return array_api_eye(self.xp, shape, k, dtype, device, out)
+        return array_api_eye(
+            self.xp, build.shape, build.k, build.dtype, build.device, build.out
+        )

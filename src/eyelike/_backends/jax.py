@@ -101,7 +101,8 @@ class JaxBackend(Backend):
     def eye(self, build: Build) -> Any:
         import jax
 
-        shape, k, dtype, device = build[:4]  # immutable: never an out
+        # Immutable arrays: never an out.
+        shape, k, dtype, device = build.shape, build.k, build.dtype, build.device
         jnp = self.library
         index = self.index_dtype(device)
         n_rows, n_cols = shape[-2:]

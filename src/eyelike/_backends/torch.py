@@ -209,7 +209,8 @@ class TorchBackend(Backend):
         return scalar_k(torch, shape, k, dtype, like.device, None)
 
     def eye(self, build: Build) -> Any:
-        shape, k, dtype, device, out = build[:5]
+        shape, k, dtype, device = build.shape, build.k, build.dtype, build.device
+        out = build.out
         if type(math.prod(shape)) is not int:
             # Sizes known only when the program runs (torch.export, dynamic
             # compile): the one build that compares none of them.
