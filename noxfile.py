@@ -26,6 +26,9 @@ LINT_DEPS = nox.project.dependency_groups(PYPROJECT, "lint")
 DOCS_DEPS = nox.project.dependency_groups(PYPROJECT, "docs")
 GROUPS = {"test": TEST_DEPS, "lint": LINT_DEPS, "docs": DOCS_DEPS}
 LOCKS = Path("requirements")
+# The pinned sets are resolved for one Python (and Linux x86_64): the
+# sessions that install them, and the one that makes them, run on it.
+PINNED_PYTHON = "3.11"
 # One file per fuzzed entry point, and the regressions they found.
 FUZZ_FILES = [
     f"tests/{where}/test_fuzz_{name}.py"
@@ -47,7 +50,7 @@ def install_locked(session: nox.Session, group: str) -> None:
     session.install("--no-deps", "--no-build-isolation", "-e", ".")
 
 
-@nox.session
+@nox.session(python=PINNED_PYTHON)
 def tests(session: nox.Session) -> None:
     """CPU tests on every namespace that installs here (GPU tests skip)."""
     install_locked(session, "test")
@@ -63,7 +66,7 @@ def tests_latest(session: nox.Session) -> None:
     session.run("pytest", *session.posargs)
 
 
-@nox.session(default=False)
+@nox.session(python=PINNED_PYTHON, default=False)
 def lock(session: nox.Session) -> None:
     """Regenerate ``requirements/*.txt`` with pip-compile: for each group,
     the package's own dependencies, its build backend and the group, pinned
@@ -94,7 +97,7 @@ def lock(session: nox.Session) -> None:
         )
 
 
-@nox.session
+@nox.session(python=PINNED_PYTHON)
 def lint(session: nox.Session) -> None:
     """ruff (lint + format) and mypy --strict on src."""
     install_locked(session, "lint")
@@ -105,7 +108,7 @@ def lint(session: nox.Session) -> None:
     session.run("mypy", "--strict", "tests/api/typing_returns.py")
 
 
-@nox.session
+@nox.session(python=PINNED_PYTHON)
 def docs(session: nox.Session) -> None:
     """The documentation site (docs/_build/html), warnings as errors, then
     every example in it run as a doctest. Offline: no intersphinx, no
@@ -138,7 +141,7 @@ def gpu(session: nox.Session) -> None:
     )
 
 
-@nox.session(default=False)
+@nox.session(python=PINNED_PYTHON, default=False)
 def bench(session: nox.Session) -> None:
     """The benchmark (``benchmarks/``, not installed) against every peer the
     test set pins; extra args go to it (``nox -s bench -- --help``)."""
@@ -146,7 +149,7 @@ def bench(session: nox.Session) -> None:
     session.run("python", "-m", "benchmarks", *session.posargs)
 
 
-@nox.session(default=False)
+@nox.session(python=PINNED_PYTHON, default=False)
 def fuzz(session: nox.Session) -> None:
     """The long fuzz run: the CI's bounded fuzzing, scaled up."""
     install_locked(session, "test")

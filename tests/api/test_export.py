@@ -180,3 +180,31 @@ def test_jax_vmap_over_k_and_x() -> None:
     xs = jnp.zeros((3, 4, 4))
     got = jax.vmap(lambda a, k: a + eyelike.eye_like(a, k=k))(xs, ks)
     np.testing.assert_array_equal(np.asarray(got), _want(3, 4, 4, ks))
+
+
+@pytest.mark.parametrize(
+    "k",
+    [np.int64(5), [5], np.array(2), np.int64(-5), np.array([1]), [1, -1, 2, 0]],
+    ids=["np.int64", "list1", "0-d", "negative", "1-element", "per-matrix list"],
+)
+def test_host_k_with_symbolic_matrix_sizes(k: Any) -> None:
+    """Bug (review): a NumPy scalar, list or array k was clamped by
+    comparing it with the symbolic sizes: under torch.export a guard baked
+    into the program (wrong at other sizes) or an AttributeError, under
+    jax.export JAX's InconclusiveDimensionOperation."""
+    jax = pytest.importorskip("jax")
+    jnp = pytest.importorskip("jax.numpy")
+
+    class Plus(torch.nn.Module):
+        def forward(self, x: Any) -> Any:
+            return x + eyelike.eye_like(x, k=k)
+
+    program = _export(Plus(), (torch.zeros(4, 3, 5),), ({1: Dim("R"), 2: Dim("C")},))
+    r, c = jax.export.symbolic_shape("r, c")
+    f = jax.jit(lambda x: x + eyelike.eye_like(x, k=k))
+    exported = jax.export.export(f)(jax.ShapeDtypeStruct((4, r, c), jnp.float32))
+    for size in ((4, 3, 3), (4, 6, 2), (4, 2, 7)):
+        want = _want(*size, k)
+        got = program.module()(torch.zeros(size)).numpy()
+        np.testing.assert_array_equal(got, want)
+        np.testing.assert_array_equal(np.asarray(exported.call(jnp.zeros(size))), want)

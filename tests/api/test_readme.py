@@ -46,3 +46,26 @@ def test_local_links_lead_to_files() -> None:
     assert links
     missing = [link for link in links if not (REPO / link).exists()]
     assert not missing
+
+
+# Paths the pages name that are examples, not files of the repository.
+_EXAMPLES = {"src/eyelike/_backends/mylib.py"}
+_PATH = re.compile(
+    r"(?<![\w/.])((?:tests|src|benchmarks|scripts|kernels|docs|requirements)/"
+    r"[\w./-]*\.(?:py|cpp|cuh|cu|sh|json|png|txt|md|rst))"
+)
+
+
+def test_paths_the_pages_name_exist() -> None:
+    """Bug (review): pages named files that had moved (tests/kernel_build.py,
+    benchmarks/test_cpu.py). Every repository path the README, the
+    benchmark's README and the documentation name exists."""
+    pages = [REPO / "README.md", REPO / "benchmarks" / "README.md"]
+    pages += [*REPO.glob("docs/*.rst"), *REPO.glob("docs/guide/*.*")]
+    missing = [
+        f"{page.relative_to(REPO)}: {path}"
+        for page in pages
+        for path in _PATH.findall(page.read_text(encoding="utf-8"))
+        if path not in _EXAMPLES and not (REPO / path).exists()
+    ]
+    assert not missing

@@ -300,6 +300,25 @@ def test_bad_chunks(chunks: Any, match: str) -> None:
         eyelike.eye(3, batch_shape=(5, 4), xp=da, chunks=chunks)
 
 
+def _nested(depth: int) -> Any:
+    value: Any = 2
+    for _ in range(depth):
+        value = [value]
+    return value
+
+
+def test_deep_or_self_holding_chunks_refused() -> None:
+    """Bug (review): chunks nested thousands of lists deep, or holding
+    itself, raised RecursionError while looking for bools in it."""
+    looped: list[Any] = []
+    looped.append(looped)
+    holder: dict[int, Any] = {}
+    holder[0] = holder
+    for chunks in (_nested(5000), looped, holder):
+        with pytest.raises(ValueError, match="nests more than 3 levels deep"):
+            eyelike.eye(3, batch_shape=(5, 4), xp=da, chunks=chunks)
+
+
 def test_chunks_only_for_dask() -> None:
     strict = pytest.importorskip("array_api_strict")
     with pytest.raises(TypeError, match="chunks is for Dask only"):

@@ -69,6 +69,16 @@ def test_sharding_that_does_not_fit_names_device(spec: Any, shape: Any) -> None:
     assert type(info.value) is ValueError
 
 
+def test_sharding_that_does_not_fit_an_empty_output_names_device() -> None:
+    """Bug (review): an empty output returned before the sharding check, so
+    JAX's own IndivisibleError came instead of eyelike's message."""
+    mesh = _mesh()
+    for n_rows, batch, spec in ((3, 0, P(None, None, "b")), (0, 3, P("b"))):
+        sharding = jax.sharding.NamedSharding(mesh, spec)
+        with pytest.raises(ValueError, match=r"^device: the sharding"):
+            eyelike.eye(n_rows, batch_shape=batch, xp=jnp, device=sharding)
+
+
 def test_device_as_jax_device() -> None:
     device = jax.devices()[-1]
     result = eyelike.eye(3, xp=jnp, device=device)

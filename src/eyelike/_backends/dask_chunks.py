@@ -27,14 +27,36 @@ def _bad_chunks(chunks: Any, batch: tuple[int, ...], why: str) -> ValueError:
     return ValueError(msg)
 
 
+# A chunks spec nests at most a dict of sequences of sizes: three levels.
+_MAX_DEPTH = 3
+
+
+def _leaves(spec: Any) -> list[Any] | None:
+    """The values a chunks spec holds (dict values and nested sequences
+    opened), level by level without recursion; None where it nests deeper
+    than any chunks spec (or holds itself), which would otherwise overflow
+    the stack here or in Dask."""
+    leaves, level = [], [spec]
+    for _ in range(_MAX_DEPTH + 1):
+        inner: dict[int, Any] = {}
+        for item in level:
+            if isinstance(item, dict):
+                inner.update((id(v), v) for v in item.values())
+            elif isinstance(item, (tuple, list)):
+                inner.update((id(v), v) for v in item)
+            else:
+                leaves.append(item)
+        if not inner:
+            return leaves
+        level = list(inner.values())
+    return None
+
+
 def _has(spec: Any, bad: Any) -> bool:
     """Whether a chunks spec holds a value ``bad`` says yes to, anywhere
     (dict values and nested sequences too)."""
-    if isinstance(spec, dict):
-        return any(_has(v, bad) for v in spec.values())
-    if isinstance(spec, (tuple, list)):
-        return any(_has(v, bad) for v in spec)
-    return bool(bad(spec))
+    leaves = _leaves(spec)
+    return leaves is not None and any(bad(v) for v in leaves)
 
 
 def _below_minus_one(value: Any) -> bool:
@@ -91,6 +113,9 @@ def batch_chunks(
     if like is not None:
         # Keep x's batch chunks; its chunking of the matrix dims is dropped.
         return tuple(tuple(int(c) for c in dim) for dim in like.chunks[:-2])
+    if _leaves(chunks) is None:
+        why = f"it nests more than {_MAX_DEPTH} levels deep"
+        raise _bad_chunks(chunks, batch, why)
     if _has(chunks, is_bool_like):
         raise _bad_chunks(chunks, batch, "a bool is not a chunk size")
     if _has(chunks, _below_minus_one):

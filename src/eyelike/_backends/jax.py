@@ -106,6 +106,12 @@ class JaxBackend(Backend):
         jnp = self.library
         index = self.index_dtype(device)
         n_rows, n_cols = shape[-2:]
+        placement = None
+        if isinstance(device, jax.sharding.Sharding):
+            _check_fits(device, shape)  # an empty output too
+            placement = device
+        elif device is not None:
+            placement = jax.sharding.SingleDeviceSharding(device)
         size = math.prod(shape)
         if type(size) is int:
             # (Symbolic sizes, jax.export's, are neither compared nor
@@ -113,12 +119,6 @@ class JaxBackend(Backend):
             if size == 0:  # nothing to compute: no iotas either
                 return jnp.zeros(shape, dtype=dtype, device=device)
             check_index_fits(n_rows, n_cols, index, jnp.iinfo(index).max)
-        placement = None
-        if isinstance(device, jax.sharding.Sharding):
-            _check_fits(device, shape)
-            placement = device
-        elif device is not None:
-            placement = jax.sharding.SingleDeviceSharding(device)
         # A host value, not jnp.asarray: jit moves it with the call, where an
         # eager conversion would be a computation of its own.
         offsets = np.asarray(k, dtype=index) if isinstance(k, (int, np.ndarray)) else k

@@ -39,17 +39,15 @@ def clamped_offsets(
     if type(k) is int:
         if type(n_rows) is int and type(n_cols) is int:
             return min(max(k, -n_rows), n_cols)
-        # Symbolic sizes: comparing k with them would be a guard (torch) or
-        # undecidable (JAX). Clamped into the index type instead, which
-        # holds every size and keeps k's meaning.
-        limit = int(backend.xp.iinfo(backend.index_dtype(None)).max)
-        return min(max(k, -limit), limit)
+        lo, hi = _bounds(backend, n_rows, n_cols)
+        return min(max(k, lo), hi)
     if not_data(k) or is_time(k):
         msg = f"k must be an integer or an integer array; got {show(k)}"
         raise TypeError(msg)
     is_array = hasattr(k, "shape") and not isinstance(k, np.generic)
     if not is_array and not isinstance(k, (list, tuple)):
-        return min(max(_scalar(k), -n_rows), n_cols)
+        lo, hi = _bounds(backend, n_rows, n_cols)
+        return min(max(_scalar(k), lo), hi)
     if (
         isinstance(k, (list, tuple))
         and nesting_depth(k, MAX_BATCH_DIMS) > MAX_BATCH_DIMS
@@ -90,9 +88,21 @@ def clamped_offsets(
         msg = f"k of shape {tuple(shape)} does not broadcast to batch_shape {batch}"
         raise ValueError(msg)
     if k_backend is None:
-        clamped_host = _clamp_host(arr, -n_rows, n_cols)
+        clamped_host = _clamp_host(arr, *_bounds(backend, n_rows, n_cols))
         return int(clamped_host) if clamped_host.ndim == 0 else clamped_host
     return backend.clamp_offsets(arr, n_rows, n_cols)
+
+
+def _bounds(backend: Backend, n_rows: Any, n_cols: Any) -> tuple[int, int]:
+    """What a host ``k`` is clamped into: ``[-n_rows, n_cols]``; for sizes
+    known only when the program runs (symbolic), the range of the
+    namespace's index type, which holds every size and keeps k's meaning
+    (comparing k with a symbolic size would be a guard of the program for
+    torch, and undecidable for JAX)."""
+    if type(n_rows) is int and type(n_cols) is int:
+        return -n_rows, n_cols
+    limit = int(backend.xp.iinfo(backend.index_dtype(None)).max)
+    return -limit, limit
 
 
 def _broadcasts_to(shape: tuple[int, ...], batch: tuple[int, ...]) -> bool:
