@@ -129,7 +129,7 @@ class Variant:
         return f"{self.dtype}-{width}-{mode}-{self.layout}{extra}"
 
 
-def _occurs(dtype: str, wide: bool, per_matrix: bool, layout: str) -> bool:
+def _occurs(wide: bool, per_matrix: bool, layout: str) -> bool:
     """Whether eyelike ever launches this combination: never the element
     kernel on a contiguous output, and the small-matrix vector kernel for
     per-matrix k in 32-bit launches only."""
@@ -147,7 +147,7 @@ def variants() -> list[Variant]:
         for wide in (False, True):
             for per_matrix in (False, True):
                 for layout in LAYOUTS:
-                    if not _occurs(dtype, wide, per_matrix, layout):
+                    if not _occurs(wide, per_matrix, layout):
                         continue
                     if wide:
                         # Over 2**31 elements: the element kernel's loop

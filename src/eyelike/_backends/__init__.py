@@ -37,7 +37,7 @@ BACKENDS: tuple[type[Backend], ...] = (
 # The backends that know their arrays and namespace by name, without
 # probing or a table: torch's compiler guards every compiled call on whatever
 # its tracing read, so the fewer objects read the cheaper each call.
-_OWNERS: tuple[type[Backend], ...] = (TorchBackend,)
+_OWNERS: tuple[type[TorchBackend], ...] = (TorchBackend,)
 
 NUMPY: Backend = NUMPY_BACKEND
 

@@ -127,12 +127,6 @@ class Backend:
         """Whether ``xp`` (a module) is this library's namespace."""
         return False
 
-    @staticmethod
-    def owns_array_type(array_type: type) -> bool:
-        """Whether arrays of ``array_type`` are this library's, known without
-        probing (False: recognise them through their namespace)."""
-        return False
-
     @classmethod
     def for_namespace(cls, xp: ModuleType | None) -> Backend:
         """The backend instance for ``xp`` (None: the library's own), which

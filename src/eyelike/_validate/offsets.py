@@ -37,8 +37,8 @@ def clamped_offsets(
     host data, else ``backend``'s own) whose shape broadcasts to ``batch``.
     """
     if type(k) is int:
-        if type(n_rows) is int and type(n_cols) is int:
-            return min(max(k, -n_rows), n_cols)
+        if type(n_rows) is int and type(n_cols) is int:  # `_bounds`, inline:
+            return min(max(k, -n_rows), n_cols)  # the common call's cost
         lo, hi = _bounds(backend, n_rows, n_cols)
         return min(max(k, lo), hi)
     if not_data(k) or is_time(k):
