@@ -19,7 +19,7 @@ from ._validate.dtypes import dtype_name
 __all__ = ["main"]
 
 # Backend name -> the module to import for it: every library with a name.
-LIBRARIES = {cls.name: cls.module for cls in _registry.BACKENDS if cls.module}
+LIBRARIES = {cls.name: cls.namespaces[0] for cls in _registry.BACKENDS}
 
 # A word that starts with a minus and a digit ("-1", "-1,2", "-2,0,1") is a
 # value, never an option: eyelike has no option of that form. Python before

@@ -1,20 +1,20 @@
 """The public front end: `eye` and `eye_like`, their signatures, types and
-documentation, and the common small call's short path; every other call
-takes the general path (``_dispatch``): find the backend of ``xp``, ``out``
-or ``x``, check each argument through its rules once, and build.
+documentation. Each finds its backend (of ``xp``, ``out`` or ``x``) in the
+registry and offers it the common small call (`Backend.small_eye`); every
+other call takes the general path (``_dispatch``): check each argument
+through the backend once, and build. Nothing here knows which library it is
+talking to.
 """
 
 from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any, SupportsIndex, TypeVar, overload
 
-import numpy as np
-
-from ._backends import NUMPY, backend_of_namespace
-from ._backends.numpy import small_eye_2d
+from ._backends import DEFAULT, backend_of_array, backend_of_namespace
 from ._dispatch import general_eye, general_eye_like
 
-if TYPE_CHECKING:
+if TYPE_CHECKING:  # NumPy's types, for the overloads only
+    import numpy as np
     import numpy.typing as npt
 
 __all__ = ["eye", "eye_like"]
@@ -28,11 +28,7 @@ __all__ = ["eye", "eye_like"]
 ArrayT = TypeVar("ArrayT")
 OutT = TypeVar("OutT")
 ShapeT = TypeVar("ShapeT", bound=tuple[int, ...])
-DTypeT = TypeVar("DTypeT", bound=np.dtype[Any])
-
-# One name (under torch.compile, one guard on each compiled call; np.ndarray
-# is two: the module, then its attribute).
-_NDARRAY = np.ndarray
+DTypeT = TypeVar("DTypeT", bound="np.dtype[Any]")
 
 
 @overload
@@ -189,16 +185,12 @@ def eye(
         and order is None
         and type(batch_shape) is tuple
     ):
-        # The common small call, where the backend has a short path for it
-        # (NumPy's called directly: the tiniest calls are NumPy's). Finding
-        # the backend first is also the general path's first step.
+        # The common small call, where the backend has a short path for it.
+        # Finding the backend first is also the general path's first step.
         cols = n_rows if n_cols is None else n_cols
-        if xp is None and not batch_shape:
-            small = small_eye_2d(n_rows, cols, k, dtype)
-        else:
-            backend = NUMPY if xp is None else backend_of_namespace(xp)
-            shape = (*batch_shape, n_rows, cols)
-            small = backend.small_eye(shape, k, dtype, None)
+        backend = DEFAULT if xp is None else backend_of_namespace(xp)
+        shape = (*batch_shape, n_rows, cols) if batch_shape else (n_rows, cols)
+        small = backend.small_eye(shape, k, dtype, None)
         if small is not None:
             return small
     return general_eye(
@@ -267,9 +259,9 @@ def eye_like(x: Any, /, *, k: Any = 0, dtype: Any = None, out: Any = None) -> An
     array([[0., 0., 0.],
            [1., 0., 0.]], dtype=float32)
     """
-    if type(x) is _NDARRAY and x.ndim == 2 and out is None:
-        rows, cols = x.shape
-        small = small_eye_2d(rows, cols, k, x.dtype if dtype is None else dtype)
+    backend = backend_of_array(x, "x")
+    if out is None:
+        small = backend.small_eye(None, k, x.dtype if dtype is None else dtype, x)
         if small is not None:
             return small
-    return general_eye_like(x, k, dtype, out)
+    return general_eye_like(backend, x, k, dtype, out)

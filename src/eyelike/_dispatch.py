@@ -6,14 +6,11 @@ from __future__ import annotations
 
 from typing import Any
 
-from ._backends import NUMPY, backend_of_array, backend_of_namespace
+from ._backends import DEFAULT, backend_of_array, backend_of_namespace
 from ._backends._base import Backend, Build
-from ._validate.dtypes import resolve as cached_dtype
 from ._validate.integers import batch_shape as _batch_shape
 from ._validate.integers import dimension
-from ._validate.offsets import clamped_offsets
-from ._validate.out import check_out
-from ._validate.size import check as check_size
+from ._validate.offsets import is_library_array
 from ._validate.text import show
 
 __all__ = ["general_eye", "general_eye_like"]
@@ -33,26 +30,19 @@ def _validate_and_build(
     order: Any = None,
 ) -> Any:
     """Check dtype, ``k``, size and ``out`` for ``backend``, then build."""
-    if chunks is not None and not backend.takes_chunks:
+    if chunks is not None and "chunks" not in backend.takes:
         msg = f"chunks is for Dask only; got chunks={show(chunks)} with {backend.name}"
         raise TypeError(msg)
     if order is not None:
         _check_order(order, backend, out)
-    dtype, itemsize = cached_dtype(backend, dtype, device)
+    dtype, itemsize = backend.dtype(dtype, device)
+    if type(k) is not int and is_library_array(k):
+        _check_k_library(k, backend)
+    offsets = backend.offsets(k, batch, n_rows, n_cols)
     shape = (*batch, n_rows, n_cols)
-    offsets = clamped_offsets(k, backend, batch, n_rows, n_cols)
-    check_size(
-        backend,
-        shape,
-        itemsize,
-        backend.on_host(device),
-        backend.scratch_bytes(n_rows, n_cols, offsets),
-    )
-    if out is not None:
-        check_out(out, backend, shape, dtype, device)
-    return backend.eye(
-        Build(shape, offsets, dtype, device, out, chunks, like, order or "C")
-    )
+    build = Build(shape, offsets, dtype, device, out, chunks, like, order or "C")
+    backend.check_output(build, itemsize)
+    return backend.eye(build)
 
 
 def _check_order(order: Any, backend: Backend, out: Any) -> None:
@@ -61,7 +51,7 @@ def _check_order(order: Any, backend: Backend, out: Any) -> None:
     if not (isinstance(order, str) and order in ("C", "F")):
         msg = f"order must be 'C' or 'F'; got {show(order)}"
         raise ValueError(msg)
-    if not backend.takes_order:
+    if "order" not in backend.takes:
         msg = (
             f"order is for namespaces with a memory order (numpy, cupy, dask); "
             f"{backend.name} has none; got order={order!r}"
@@ -69,6 +59,21 @@ def _check_order(order: Any, backend: Backend, out: Any) -> None:
         raise TypeError(msg)
     if out is not None:
         msg = f"order={order!r} is for a fresh result; out has its own layout"
+        raise TypeError(msg)
+
+
+def _check_k_library(k: Any, backend: Backend) -> None:
+    """An array ``k`` (not host data) must be of the result's own library."""
+    owner = backend_of_array(k, "k")
+    if owner is not backend:
+        arrays = "NumPy" if backend.name == "numpy" else f"NumPy or {backend.name}"
+        where = f" (xp={owner.namespaces[0]})" if owner.namespaces else ""
+        msg = (
+            f"k is a {owner.name} array, but the result is made by "
+            f"{backend.name}: give k as an int, a Python sequence or a "
+            f"{arrays} array (k.tolist(), say), or make the result with "
+            f"{owner.name}{where}"
+        )
         raise TypeError(msg)
 
 
@@ -95,31 +100,25 @@ def general_eye(
         if device is None:
             device = backend.device_of(out)
     else:
-        backend = NUMPY if xp is None else backend_of_namespace(xp)
+        backend = DEFAULT if xp is None else backend_of_namespace(xp)
     rows = dimension(n_rows, "n_rows")
     cols = rows if n_cols is None else dimension(n_cols, "n_cols")
     batch = _batch_shape(batch_shape)
     if device is not None:
-        device = backend.resolve_device(device)
+        device = backend.device(device)
     return _validate_and_build(
         backend, batch, rows, cols, k, dtype, device, out, chunks, None, order
     )
 
 
-def general_eye_like(x: Any, k: Any, dtype: Any, out: Any) -> Any:
-    """`eye_like` for every input: find the backend, validate, build."""
-    backend = backend_of_array(x, "x")
+def general_eye_like(backend: Backend, x: Any, k: Any, dtype: Any, out: Any) -> Any:
+    """`eye_like` for every input, of ``backend`` (``x``'s): validate, build."""
     shape = backend.shape_of(x, "x")
     if len(shape) < 2:
         msg = (
             f"x must have rank >= 2 (batch dims, rows, cols); got shape {tuple(shape)}"
         )
         raise ValueError(msg)
-    if out is None:
-        want = x.dtype if dtype is None else dtype
-        small = backend.small_eye(shape, k, want, x)
-        if small is not None:
-            return small
     shape = tuple(shape)  # a plain tuple in messages (torch's is a torch.Size)
     if out is not None and backend_of_array(out, "out") is not backend:
         msg = f"out must be a {backend.name} array like x; got {type(out).__name__}"

@@ -10,8 +10,9 @@ from types import ModuleType
 from typing import Any
 
 import numpy as np
+from array_api_compat import array_namespace
 
-from ._backends import NUMPY, backend_of_array
+from ._backends import DEFAULT, backend_of_array
 from ._backends._base import Backend
 from ._validate import dtypes as _dtypes
 from ._validate.integers import is_integer_scalar, is_time, within_int64
@@ -169,11 +170,12 @@ def batch(batch_shape: Any) -> tuple[tuple[int, ...], Any]:
     return tuple(dims), source
 
 
-def placement(named_arrays: dict[str, Any]) -> tuple[Backend, Any]:
-    """The one namespace (and device) of the array inputs; NumPy if none."""
+def placement(named_arrays: dict[str, Any]) -> tuple[Backend, Any, Any]:
+    """The backend, device and namespace of the array inputs, all one; the
+    default's (NumPy's) if there are none."""
     arrays = {n: a for n, a in named_arrays.items() if a is not None}
     if not arrays:
-        return NUMPY, None
+        return DEFAULT, None, None
     backends = {n: backend_of_array(a, n) for n, a in arrays.items()}
     if len(set(backends.values())) > 1:
         listing = ", ".join(f"{n}: {b.name}" for n, b in backends.items())
@@ -189,4 +191,4 @@ def placement(named_arrays: dict[str, Any]) -> tuple[Backend, Any]:
                 f"{first} but {n} is on {dev}"
             )
             raise ValueError(msg)
-    return backend, first
+    return backend, first, array_namespace(*arrays.values())

@@ -14,7 +14,6 @@ from typing import Any
 
 from . import _core
 from ._backends import backend_of_array
-from ._validate import dtypes as _dtypes
 from ._validate.dtypes import dtype_name
 from ._validate.integers import INT64_MAX, INT64_MIN, is_integer_scalar
 from ._validate.text import show
@@ -157,7 +156,7 @@ def eye_like(x: Any, *, dtype: int | None = None, k: int = 0) -> Any:
         return _core.eye_like(x, k=offset)
     name = _output_type(dtype)
     try:
-        out_dtype, _ = _dtypes.resolve(backend, name, backend.device_of(x))
+        out_dtype, _ = backend.dtype(name, backend.device_of(x))
     except TypeError as exc:
         label = _enum_label(int(dtype))
         msg = f"dtype={int(dtype)} ({label}) is not available for {backend.name}: {exc}"

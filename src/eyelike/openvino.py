@@ -14,7 +14,6 @@ from __future__ import annotations
 from typing import Any
 
 from . import _core, _eye9
-from ._validate import dtypes as _dtypes
 from ._validate.integers import (
     INT64_MAX,
     INT64_MIN,
@@ -112,7 +111,7 @@ def eye(
     if not INT64_MIN <= k <= INT64_MAX:
         msg = f"diagonal_index must fit in int64 (Eye-9's T_NUM); got {k}"
         raise ValueError(msg)
-    backend, dev = _eye9.placement(
+    backend, dev, xp = _eye9.placement(
         {
             "num_rows": rows_src,
             "num_columns": cols_src,
@@ -121,7 +120,7 @@ def eye(
         }
     )
     try:
-        dtype, _ = _dtypes.resolve(backend, dtype_name, dev)
+        dtype, _ = backend.dtype(dtype_name, dev)
     except TypeError as exc:
         msg = f"output_type={show(output_type)} ({dtype_name}) is not available: {exc}"
         raise TypeError(msg) from None
@@ -132,5 +131,5 @@ def eye(
         batch_shape=batch,
         dtype=dtype,
         device=dev,
-        xp=backend.library,
+        xp=xp,
     )

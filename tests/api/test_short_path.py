@@ -3,8 +3,9 @@ general path gives: the same array (values, dtype, shape, device, a fresh
 contiguous one), or the same exception with the same message, on every input
 the fuzzers make.
 
-``eye`` and ``eye_like`` try ``Backend.small_eye`` first (NumPy's and
-torch's answer; the others always decline) and fall back to the general
+``eye`` and ``eye_like`` try ``Backend.small_eye`` first, the one hook
+through which the front end offers it (NumPy's and torch's answer; the
+others always decline) and fall back to the general
 path when it declines (returns None). Here both are called on the same
 arguments, the general one with the short path switched off, so a short
 path that accepted something the general path refuses, or built a different
@@ -26,8 +27,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 import eyelike
-from eyelike import _core
-from eyelike._backends import NUMPY, backend_of_array, backend_of_namespace
+from eyelike._backends import DEFAULT, backend_of_array, backend_of_namespace
 from eyelike._backends._base import Backend
 
 needs_torch = pytest.mark.skipif(torch is None, reason="needs torch")
@@ -59,12 +59,8 @@ def _declined(short: tuple[str, Any]) -> bool:
 
 
 def _general(backend: Backend, call: Callable[[], Any]) -> tuple[str, Any]:
-    """``call`` with ``backend``'s short path declining everything (NumPy's
-    also where the front end calls it directly)."""
-    with (
-        mock.patch.object(type(backend), "small_eye", return_value=None),
-        mock.patch.object(_core, "small_eye_2d", return_value=None),
-    ):
+    """``call`` with ``backend``'s short path declining everything."""
+    with mock.patch.object(type(backend), "small_eye", return_value=None):
         return _result(call)
 
 
@@ -120,7 +116,7 @@ def _compare_eye_like(x: Any, k: Any, dtype: Any) -> bool:
     ran."""
     backend = backend_of_array(x)
     want = x.dtype if dtype is None else dtype
-    short = _result(lambda: backend.small_eye(backend.shape_of(x, "x"), k, want, x))
+    short = _result(lambda: backend.small_eye(None, k, want, x))
     if _declined(short):
         return False
     _same(short, _general(backend, lambda: eyelike.eye_like(x, k=k, dtype=dtype)))
@@ -174,7 +170,9 @@ def test_short_path_takes_the_common_calls() -> None:
     assert not _compare_eye(3, None, 0.0, None)  # a float k: general path
     assert not _compare_eye(1000, 1000, 0, None)  # too large: general path
     assert not _compare_eye(3, None, 0, None, batch=(2,))  # a batch: general
-    assert NUMPY.small_eye((3, 3), 0, None, None) is not None
+    assert not _compare_eye_like(np.empty(3), 0, None)  # rank 1: general
+    assert not _compare_eye_like(np.empty((2, 3, 3)), 0, None)  # a batch
+    assert DEFAULT.small_eye((3, 3), 0, None, None) is not None
 
 
 def test_short_path_on_the_edge_values() -> None:
@@ -254,6 +252,8 @@ def test_torch_short_path_takes_the_common_calls() -> None:
     assert not _compare_eye_like(torch.empty(3, 3), torch.tensor(0), None)
     assert not _compare_eye(300, 300, 0, None, xp=torch)  # too large: general
     assert not _compare_eye_like(torch.empty(0, 3), 0, None)  # empty: general
+    assert not _compare_eye_like(torch.empty(3), 0, None)  # rank 1: general
+    assert not _compare_eye_like(torch.empty(()), 0, None)  # rank 0: general
     assert not _compare_eye(3, None, 0, "float32", xp=torch)  # a name: general
 
 

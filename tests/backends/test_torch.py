@@ -49,3 +49,27 @@ def test_per_matrix_k_values_unchanged_on_real_tensors() -> None:
     cols = torch.arange(4)[None, :]
     want = (cols - rows == k[:, None, None]).to(got.dtype)
     assert torch.equal(got, want)
+
+
+def test_a_device_of_a_type_only_takes_an_out_of_that_type() -> None:
+    """torch.device("cuda") means the current CUDA device, whichever it is:
+    an out on any CUDA device satisfies it, where "cuda:0" wants cuda:0.
+    (A stand-in out on "cuda:1": no GPU needed to check the rule.)"""
+    from types import SimpleNamespace
+
+    from eyelike._backends import backend_of_namespace
+    from eyelike._backends._base import Build
+
+    backend = backend_of_namespace(torch)
+    out = SimpleNamespace(
+        shape=(2, 2),
+        dtype=torch.float32,
+        requires_grad=False,
+        stride=lambda: (2, 1),
+        device=torch.device("cuda", 1),
+    )
+    build = Build((2, 2), 0, torch.float32, torch.device("cuda"), out)
+    backend.check_output(build, 4)
+    for other in (torch.device("cuda", 0), torch.device("cpu"), torch.device("meta")):
+        with pytest.raises(ValueError, match="out is on device cuda:1; device "):
+            backend.check_output(build._replace(device=other), 4)

@@ -48,11 +48,11 @@ GPU_REASON = f"needs a CUDA device and CuPy; the probe found none: {_GPU_PROBE_E
 
 # (fixture id, module to import, needs a GPU): every library eyelike has a
 # backend for, from its registry. Dask is left out: its arrays are lazy, and
-# test_dask.py tests them as such.
+# test_dask.py tests them as such. CuPy computes on a GPU only.
 NAMESPACES = [
-    (cls.name, cls.module, cls.needs_gpu)
+    (cls.name, cls.namespaces[0], cls.name == "cupy")
     for cls in _registry.BACKENDS
-    if cls.module is not None and cls.name != "dask"
+    if cls.name != "dask"
 ]
 
 

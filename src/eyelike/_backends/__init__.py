@@ -1,5 +1,11 @@
-"""The registry of backends, and recognising which one an array or ``xp``
-belongs to. Adding a library is one module and one line in `BACKENDS`."""
+"""The registry of backends: the one way to get a backend, by namespace or
+by array class, each looked up once and then cached. Adding a library is one
+module and one line in `BACKENDS`.
+
+A torch namespace or tensor is found before any table is read, and
+torch's backend exists from import: under torch.compile this code is traced
+too, and keeps the guard rules written at the top of ``torch.py``.
+"""
 
 from __future__ import annotations
 
@@ -16,14 +22,13 @@ from .cupy import CuPyBackend
 from .dask import DaskBackend
 from .generic import GenericBackend
 from .jax import JaxBackend
-from .numpy import BACKEND as NUMPY_BACKEND
 from .numpy import NumPyBackend
-from .torch import TorchBackend
+from .torch import TORCH, TorchBackend, is_tensor_type
 
-__all__ = ["BACKENDS", "NUMPY", "backend_of_array", "backend_of_namespace"]
+__all__ = ["BACKENDS", "DEFAULT", "backend_of_array", "backend_of_namespace"]
 
-# Tried in order; the first that recognises a namespace serves it. The
-# generic path comes last: it takes any namespace with the inspection API.
+# Every library eyelike has a module for. Any other namespace with the
+# standard's inspection API takes the generic path (`GenericBackend`).
 BACKENDS: tuple[type[Backend], ...] = (
     NumPyBackend,
     CuPyBackend,
@@ -31,19 +36,30 @@ BACKENDS: tuple[type[Backend], ...] = (
     DaskBackend,
     JaxBackend,
     ArrayApiStrictBackend,
-    GenericBackend,
 )
 
-# The backends that know their arrays and namespace by name, without
-# probing or a table: torch's compiler guards every compiled call on whatever
-# its tracing read, so the fewer objects read the cheaper each call.
-_OWNERS: tuple[type[TorchBackend], ...] = (TorchBackend,)
+# The default namespace's backend (no ``xp``, ``out`` or ``x`` to say).
+DEFAULT: Backend = NumPyBackend()
 
-NUMPY: Backend = NUMPY_BACKEND
+# Namespace module name -> its library's class; fixed at import.
+_BY_NAME: dict[str, type[Backend]] = {
+    name: cls for cls in BACKENDS for name in cls.namespaces
+}
+# One instance per library (so backends compare by identity, whichever of
+# its namespaces named it), made on first use; one per generic namespace.
+_INSTANCES: dict[type[Backend], Backend] = {NumPyBackend: DEFAULT, TorchBackend: TORCH}
+_GENERIC: dict[str, Backend] = {}
+_GENERIC_LIMIT = 64
+# Array class -> its backend, once recognised: finding the namespace of an
+# array costs more than the whole of a small call otherwise.
+_BY_ARRAY_TYPE: dict[type, Backend] = {np.ndarray: DEFAULT}
+_BY_ARRAY_TYPE_LIMIT = 64
+_NDARRAY = np.ndarray  # one name (guard rule 3)
+_TORCH_NAMES = TorchBackend.namespaces
 
 
 def backend_of_namespace(xp: Any) -> Backend:
-    """The backend for a caller's ``xp=`` (None: NumPy).
+    """The backend for a caller's ``xp=`` (None: the default, NumPy).
 
     Raises
     ------
@@ -51,85 +67,59 @@ def backend_of_namespace(xp: Any) -> Backend:
         If ``xp`` is not an array namespace.
     """
     if xp is None or xp is np:
-        return NUMPY
+        return DEFAULT
     if not isinstance(xp, ModuleType):
         msg = (
             f"xp must be an array namespace (a module such as numpy, cupy, "
             f"torch, jax.numpy, dask.array, array_api_strict); got {show(xp)}"
         )
         raise TypeError(msg)
-    for cls in _OWNERS:  # known by name: no table read (see backend_of_array)
-        if cls.recognises(xp):
-            return _instance(cls, xp)
-    found = _BY_NAMESPACE.get(xp.__name__)
+    name = xp.__name__
+    if name in _TORCH_NAMES:
+        return TORCH
+    cls = _BY_NAME.get(name)
+    if cls is None:
+        return _generic(xp)
+    found = _INSTANCES.get(cls)
     if found is None:
-        found = _recognise(xp)
-        if len(_BY_NAMESPACE) < _BY_NAMESPACE_LIMIT:
-            _BY_NAMESPACE[xp.__name__] = found
+        # Two threads meeting a library first may both make one, but
+        # ``setdefault`` is atomic: both get the one stored. (No lock:
+        # torch's compiler cannot trace one.)
+        found = _INSTANCES.setdefault(cls, cls())
     return found
 
 
-# Namespace module's name (unique in sys.modules) -> its backend, once
-# recognised. A plain dict keyed by name: torch's compiler warns about
-# functools' caches and cannot compare modules as keys.
-_BY_NAMESPACE: dict[str, Backend] = {}
-_BY_NAMESPACE_LIMIT = 64
-
-
-def _recognise(xp: ModuleType) -> Backend:
-    for cls in BACKENDS:
-        if cls.recognises(xp):
-            # One instance per library, whichever of its modules named it
-            # (``cupy`` and ``array_api_compat.cupy`` alike), so backends
-            # compare by identity.
-            return _instance(cls, xp)
-    msg = (
-        f"xp must be an array namespace such as numpy, cupy, torch, jax.numpy, "
-        f"dask.array or array_api_strict; got {show(xp)}"
-    )
-    raise TypeError(msg)
-
-
-_GENERIC_INSTANCES: dict[str, Backend] = {}
-
-
-def _instance(cls: type[Backend], xp: ModuleType | None) -> Backend:
-    """The one instance of ``cls`` (of the generic path: one per namespace).
-
-    Two threads meeting a library first may both build one, but
-    ``setdefault`` is atomic: both get the one stored. (No lock: torch's
-    compiler cannot trace one.) A library's instance is kept on its class,
-    read by torch's compiler as one attribute rather than a table entry.
-    """
-    if cls is GenericBackend:
-        assert xp is not None
-        found = _GENERIC_INSTANCES.get(xp.__name__)
-        if found is None:
-            found = _GENERIC_INSTANCES.setdefault(xp.__name__, cls.for_namespace(xp))
+def _generic(xp: ModuleType) -> Backend:
+    """The generic path's backend for a namespace eyelike has no module for."""
+    found = _GENERIC.get(xp.__name__)
+    if found is not None:
         return found
-    found = cls.shared_instance
-    if found is None:
-        found = cls.shared_instance = cls.for_namespace(xp)
+    if not hasattr(xp, "__array_namespace_info__"):
+        msg = (
+            f"xp must be an array namespace such as numpy, cupy, torch, jax.numpy, "
+            f"dask.array or array_api_strict; got {show(xp)}"
+        )
+        raise TypeError(msg)
+    found = GenericBackend(xp)
+    if len(_GENERIC) < _GENERIC_LIMIT:
+        found = _GENERIC.setdefault(xp.__name__, found)
     return found
-
-
-# Array type -> its backend, once recognised: finding the namespace of an
-# array costs more than the whole of a small torch call otherwise.
-_BY_ARRAY_TYPE: dict[type, Backend] = {}
-_BY_ARRAY_TYPE_LIMIT = 64
 
 
 def backend_of_array(x: Any, name: str = "x") -> Backend:
-    """The backend of an array ``x`` (``name`` is for errors)."""
-    # Torch and NumPy first, with no lookup in a mutable table: torch's
-    # compiler guards every compiled call on whatever tracing read (so
-    # torch's tensors do not even reach the NumPy check).
-    for cls in _OWNERS:
-        if cls.owns_array_type(type(x)):
-            return cls.shared_instance or _instance(cls, None)
-    if type(x) is np.ndarray:
-        return NUMPY
-    found = _BY_ARRAY_TYPE.get(type(x))
+    """The backend of an array ``x`` (``name`` is for errors).
+
+    Raises
+    ------
+    TypeError
+        If ``x`` is not an array of an Array API namespace.
+    """
+    cls = type(x)
+    if cls is _NDARRAY:
+        return DEFAULT
+    if is_tensor_type(cls):
+        return TORCH
+    found = _BY_ARRAY_TYPE.get(cls)
     if found is not None:
         return found
     if (
@@ -137,9 +127,9 @@ def backend_of_array(x: Any, name: str = "x") -> Backend:
         or not is_array_api_obj(x)
         or isinstance(x, np.generic)
     ):
-        msg = f"{name} must be an array; got {type(x).__name__} {show(x)}"
+        msg = f"{name} must be an array; got {cls.__name__} {show(x)}"
         raise TypeError(msg)
     backend = backend_of_namespace(array_namespace(x))
     if len(_BY_ARRAY_TYPE) < _BY_ARRAY_TYPE_LIMIT:
-        _BY_ARRAY_TYPE[type(x)] = backend
+        _BY_ARRAY_TYPE[cls] = backend
     return backend

@@ -3,28 +3,54 @@
 Each library is one subclass of `Backend` in its own module of this package
 (``numpy``, ``cupy``, ``torch``, ``jax``, ``dask``, ``array_api_strict``,
 and ``generic`` for any other Array API namespace), listed once in the
-registry (this package's ``__init__``). The front end validates every
-argument through these methods and then calls `Backend.eye`; it never asks
-which library it is talking to.
+registry (this package's ``__init__``). The front end gets the backend of
+``xp``, ``out`` or ``x`` from the registry, asks it about each argument in
+turn and then calls `Backend.eye`; it never asks which library it is
+talking to.
 
-The defaults here are those of a generic Array API namespace: devices and
-dtypes as its inspection API reports them, no writes in place assumed, no
-strides known. A backend overrides what its library does differently.
+The contract is twelve names. A backend declares three:
+
+- ``name``: the library's name in messages;
+- ``namespaces``: the names of its namespace modules, the library's own
+  first (what the command line imports), then its other spellings;
+- ``takes``: which of ``eye``'s keywords beyond the standard it honours
+  (``"out"``: its arrays can be filled in place; ``"order"``; ``"chunks"``).
+
+It performs nine operations: `device`, `device_of`, `shape_of`, `dtype`,
+`offsets` and `check_output` check an argument each (raising the error that
+names it, before anything is allocated), `to_numpy` shows values on the
+host, and `small_eye` and `eye` build.
+
+Every default here is a generic Array API namespace's. A library overrides
+an operation it does differently, or one of the steps below that a default
+operation takes (each used by that operation only):
+
+- ``_standard``: the module of array-api-compat's wrapper, where the
+  library needs one to follow the standard (the namespace ``_xp``);
+- ``_dtype_table(device)``: the dtypes offered on a device (`dtype`);
+- ``_index_dtype(device)``, ``_clamp(k, n_rows, n_cols)``: the index type,
+  and a ``k`` array clamped into it (`offsets`);
+- ``_on_host(device)``, ``_scratch(n_rows, n_cols, k)``,
+  ``_check_empty(shape, itemsize, on_host)``: memory, and the limits on a
+  shape with no elements (`check_output`);
+- ``_out_strides(out)``: refuse an ``out`` the library would not let us
+  write, else give its strides (`check_output`).
 """
 
 from __future__ import annotations
 
 import importlib
 import math
-from types import ModuleType
 from typing import Any, ClassVar, Literal, NamedTuple
 
 import numpy as np
 from array_api_compat import device as array_device
 
 from .._validate import dtypes as _dtypes
+from .._validate import offsets as _offsets
+from .._validate import out as _out
 from .._validate import size as _size
-from .._validate.integers import is_symbolic
+from .._validate.text import show
 from .reference import array_api_eye
 
 __all__ = ["Backend", "Build"]
@@ -38,9 +64,8 @@ class Build(NamedTuple):
     shape
         ``(*batch_shape, n_rows, n_cols)``.
     k
-        A Python int, or an integer array of the backend's library
-        broadcastable to the batch dimensions, clamped into
-        ``[-n_rows, n_cols]``.
+        A Python int, or an integer array broadcastable to the batch
+        dimensions (`Backend.offsets`'s answer), within ``[-n_rows, n_cols]``.
     dtype, device
         The backend's own dtype object and device (None: its default).
     out
@@ -51,7 +76,7 @@ class Build(NamedTuple):
         `eye_like`'s ``x``, or None.
     order
         ``"C"`` or ``"F"``: the memory layout of a fresh result (only
-        backends with ``takes_order`` are asked for ``"F"``).
+        backends that take ``"order"`` are asked for ``"F"``).
     """
 
     shape: tuple[int, ...]
@@ -65,82 +90,27 @@ class Build(NamedTuple):
 
 
 class Backend:
-    """One array library, as the front end sees it.
-
-    Attributes
-    ----------
-    name
-        The library's name in messages (``"numpy"``, ``"torch"``...).
-    module
-        The import name of the namespace a user passes as ``xp=``, or None
-        for the generic path (used by the command line and the tests).
-    compat_module
-        array-api-compat's wrapper of the library, where it needs one to
-        follow the standard.
-    needs_gpu
-        Whether the library computes on a GPU only.
-    mutable
-        Whether its arrays can be filled in place (``out=``).
-    takes_chunks
-        Whether ``eye(..., chunks=)`` means something to it.
-    takes_order
-        Whether its arrays have a memory order (``eye(..., order="F")``).
-    xp
-        A namespace that follows the Array API standard (array-api-compat's
-        wrapper where the library itself does not).
-    library
-        The library's own module, where its dtype objects live.
-    """
+    """One array library, as the front end sees it (see the module's text)."""
 
     name: str = "array_api"
-    module: ClassVar[str | None] = None
-    compat_module: ClassVar[str | None] = None
-    needs_gpu: ClassVar[bool] = False
-    mutable: ClassVar[bool] = True
-    takes_chunks: ClassVar[bool] = False
-    takes_order: ClassVar[bool] = False
-    # Appended to the error for a standard dtype the device lacks.
-    dtype_hint: ClassVar[str] = ""
-    # Dtypes are NumPy's (ml_dtypes' included), read by NumPy's parser, the
-    # same on every device; else looked up in the namespace's table.
-    numpy_dtypes: ClassVar[bool] = False
-    # The one instance the registry hands out for this library.
-    shared_instance: ClassVar[Backend | None] = None
+    namespaces: ClassVar[tuple[str, ...]] = ()
+    takes: ClassVar[frozenset[str]] = frozenset({"out"})
+    _standard: ClassVar[str | None] = None
 
-    def __init__(self, xp: Any, library: Any) -> None:
+    def __init__(self, xp: Any = None) -> None:
+        # A named library imports its own namespace (it is imported already:
+        # an array or a namespace of it is in hand); the generic path is
+        # given the caller's.
+        if xp is None:
+            xp = importlib.import_module(self._standard or self.namespaces[0])
         self._xp = xp
-        self._library = library
-
-    @property
-    def xp(self) -> Any:
-        return self._xp
-
-    @property
-    def library(self) -> Any:
-        return self._library
 
     def __repr__(self) -> str:
         return f"<eyelike backend {self.name}>"
 
-    @staticmethod
-    def recognises(xp: ModuleType) -> bool:
-        """Whether ``xp`` (a module) is this library's namespace."""
-        return False
-
-    @classmethod
-    def for_namespace(cls, xp: ModuleType | None) -> Backend:
-        """The backend instance for ``xp`` (None: the library's own), which
-        imports the library if needed."""
-        if cls.module is None:
-            return cls(xp, xp)
-        library = importlib.import_module(cls.module)
-        if cls.compat_module is None:
-            return cls(library, library)
-        return cls(importlib.import_module(cls.compat_module), library)
-
     # ---------------------------------------------------------- devices
 
-    def resolve_device(self, device: Any) -> Any:
+    def device(self, device: Any) -> Any:
         """Check a caller's ``device`` (not None); returns the value to pass on.
 
         Raises
@@ -149,6 +119,10 @@ class Backend:
             ``device`` is not a device of this library here.
         """
         return device
+
+    def device_of(self, x: Any) -> Any:
+        """The device an array of this library lives on."""
+        return array_device(x)
 
     def shape_of(self, x: Any, name: str) -> tuple[int, ...]:
         """``x``'s shape as a tuple of ints, or of sizes known only when the
@@ -160,87 +134,70 @@ class Backend:
         ValueError
             A lazy array whose shape is not known yet (None or nan entries).
         """
-        shape = tuple(x.shape)
-        if not all(isinstance(d, int) or is_symbolic(d) for d in shape):
-            hint = self.unknown_shape_hint(name)
-            msg = f"{name} must have a known shape; got {shape}{hint}"
-            raise ValueError(msg)
-        return shape
-
-    def unknown_shape_hint(self, name: str) -> str:
-        """How to make a shape known, for the error `shape_of` raises."""
-        return ""
-
-    def device_of(self, x: Any) -> Any:
-        """The device an array of this library lives on."""
-        return array_device(x)
-
-    def same_device(self, have: Any, want: Any) -> bool:
-        """Whether an array on ``have`` satisfies a request for ``want``."""
-        return bool(have == want)
-
-    def on_host(self, device: Any) -> bool:
-        """Whether an output on ``device`` lives in this machine's memory."""
-        return False
+        return _size.known_shape(x, name)
 
     # ----------------------------------------------------------- dtypes
 
-    def dtype_cache_key(self, device: Any) -> Any:
-        """What, besides the spelling, decides `resolve_dtype`'s answer."""
-        return None if self.numpy_dtypes else device
+    def dtype(self, dtype: Any, device: Any) -> tuple[Any, int]:
+        """The dtype object ``dtype`` means here (None: the default), and its
+        item size in bytes.
 
-    def native_dtype(self, dtype: Any, device: Any) -> tuple[Any, int] | None:
-        """``dtype`` and its size where it is plainly one of the library's own
-        dtype objects, known good on ``device`` without a lookup; else None.
+        Raises
+        ------
+        TypeError
+            ``dtype`` is not a numeric or bool dtype offered on ``device``.
         """
-        return None
+        return _dtypes.cached(
+            (self, device), dtype, lambda: self._from_table(dtype, device)
+        )
 
-    def dtype_table(self, device: Any) -> dict[str, Any]:
-        """Name -> dtype object for every numeric dtype offered on ``device``."""
-        info = self.xp.__array_namespace_info__()
+    def _from_table(self, dtype: Any, device: Any, hint: str = "") -> tuple[Any, int]:
+        if dtype is None:
+            info = self._xp.__array_namespace_info__()
+            dtype = info.default_dtypes(device=device)["real floating"]
+        table = self._dtype_table(device)
+        return _dtypes.from_table(dtype, table, self.name, hint)
+
+    def _dtype_table(self, device: Any) -> dict[str, Any]:
+        info = self._xp.__array_namespace_info__()
         return dict(info.dtypes(device=device, kind=("bool", "numeric")))
 
-    def resolve_dtype(self, dtype: Any, device: Any) -> tuple[Any, int]:
-        """The dtype object ``dtype`` means here (None: the default), and its
-        item size in bytes. Called through `_dtypes.resolve`, which caches."""
-        if self.numpy_dtypes:
-            dt = _dtypes.from_numpy(dtype, self.name)
-            return dt, dt.itemsize
-        if dtype is None:
-            info = self.xp.__array_namespace_info__()
-            dtype = info.default_dtypes(device=device)["real floating"]
-        table = self.dtype_table(device)
-        return _dtypes.from_table(dtype, table, self.name, self.dtype_hint)
+    # ---------------------------------------------------------- offsets
 
-    def index_dtype(self, device: Any) -> Any:
-        """The namespace's default index dtype on ``device``."""
-        info = self.xp.__array_namespace_info__()
+    def offsets(self, k: Any, batch: tuple[int, ...], n_rows: int, n_cols: int) -> Any:
+        """``k`` checked and clamped into ``[-n_rows, n_cols]``: a Python int,
+        an int64 NumPy array of host values, or an integer array of this
+        library, broadcastable to ``batch``.
+
+        Raises
+        ------
+        TypeError
+            ``k`` is not an integer, a sequence of them or an integer array.
+        ValueError
+            ``k``'s shape does not broadcast to ``batch``.
+        """
+        plain = type(n_rows) is int and type(n_cols) is int
+        if type(k) is int and plain:  # the common call: no more than this
+            return min(max(k, -n_rows), n_cols)
+        if not _offsets.is_library_array(k):
+            # Sizes known only when the program runs cannot be compared with
+            # k (for torch, a guard of the program; for JAX, undecidable):
+            # the index type's range holds every size and keeps k's meaning.
+            if plain:
+                return _offsets.host_offsets(k, batch, (-n_rows, n_cols))
+            limit = int(self._xp.iinfo(self._index_dtype(None)).max)
+            return _offsets.host_offsets(k, batch, (-limit, limit))
+        _offsets.refuse_dtype(k, bool(self._xp.isdtype(k.dtype, "integral")))
+        _offsets.check_broadcast(self.shape_of(k, "k"), batch)
+        return self._clamp(k, n_rows, n_cols)
+
+    def _index_dtype(self, device: Any) -> Any:
+        info = self._xp.__array_namespace_info__()
         return info.default_dtypes(device=device)["indexing"]
 
-    # ------------------------------------------------------------ sizes
-
-    def scratch_bytes(self, n_rows: int, n_cols: int, k: Any) -> int:
-        """Temporary memory beyond the output (the generic path holds an
-        (R, C) index difference and mask)."""
-        return n_rows * n_cols * 9
-
-    def check_empty_shape(
-        self, shape: tuple[int, ...], itemsize: int, on_host: bool
-    ) -> None:
-        """Refuse a shape with no elements that the library cannot make.
-
-        By default the strides (in bytes, as NumPy counts them) multiply out
-        every nonzero dimension, and must fit in int64.
-        """
-        _size.refuse_span(shape, math.prod(d for d in shape if d) * itemsize, "bytes")
-
-    # ----------------------------------------------------- offsets, out=
-
-    def clamp_offsets(self, k: Any, n_rows: int, n_cols: int) -> Any:
-        """An integer ``k`` array of this library clamped into
-        ``[-n_rows, n_cols]``, in the namespace's index dtype."""
-        xp = self.xp
-        index = self.index_dtype(self.device_of(k))
+    def _clamp(self, k: Any, n_rows: int, n_cols: int) -> Any:
+        xp = self._xp
+        index = self._index_dtype(self.device_of(k))
         if not (type(n_rows) is int and type(n_cols) is int):
             # Symbolic sizes cannot be compared with k's type's bounds: in
             # the index type first, which holds them (and k's every value
@@ -250,35 +207,86 @@ class Backend:
         clamped = xp.clip(k, max(-n_rows, info.min), min(n_cols, info.max))
         return xp.astype(clamped, index)
 
-    def strides(self, out: Any) -> tuple[int, ...] | None:
-        """``out``'s strides in elements, where the library tells them (None:
-        it copies on write, so nothing aliases)."""
+    # ----------------------------------------------------------- output
+
+    def check_output(self, build: Build, itemsize: int) -> None:
+        """Refuse a ``build`` this library cannot make here (its shape's size,
+        at ``itemsize`` bytes an element), or whose ``out`` cannot take it:
+        of another shape, dtype or device, read-only, or with elements that
+        share memory.
+
+        Raises
+        ------
+        TypeError
+            ``out`` of the wrong dtype, or of a library with immutable arrays.
+        ValueError
+            A size that overflows, an ``out`` of the wrong shape or device.
+        MemoryError
+            An output larger than this machine's memory (host backends).
+        """
+        shape, device, out = build.shape, build.device, build.out
+        on_host = self._on_host(device)
+        scratch = self._scratch(shape[-2], shape[-1], build.k)
+        if _size.check(shape, itemsize, on_host, scratch):
+            self._check_empty(shape, itemsize, on_host)
+        if out is None:
+            return
+        if "out" not in self.takes:
+            msg = f"out: {self.name} arrays are immutable and cannot be filled in place"
+            raise TypeError(msg)
+        _out.check_match(out, shape, build.dtype)
+        _out.check_overlap(tuple(out.shape), self._out_strides(out))
+        if device is None:
+            return
+        have = self.device_of(out)
+        if have != device:
+            msg = f"out is on device {have}; device {show(device)} was asked for"
+            raise ValueError(msg)
+
+    def _on_host(self, device: Any) -> bool:
+        # Nothing tells where a generic namespace's devices are: no check.
+        return False
+
+    def _scratch(self, n_rows: int, n_cols: int, k: Any) -> int:
+        # The reference build holds an (R, C) index difference and mask.
+        return n_rows * n_cols * 9
+
+    def _check_empty(
+        self, shape: tuple[int, ...], itemsize: int, on_host: bool
+    ) -> None:
+        # By default the strides (in bytes, as NumPy counts them) multiply
+        # out every nonzero dimension, and must fit in int64.
+        _size.refuse_span(shape, math.prod(d for d in shape if d) * itemsize, "bytes")
+
+    def _out_strides(self, out: Any) -> tuple[int, ...] | None:
+        # None: the library tells no strides (it copies on write, so
+        # nothing aliases).
         return None
 
-    def check_writeable(self, out: Any) -> None:
-        """Refuse an ``out`` this library would not let us write."""
+    # ------------------------------------------------------------ build
 
     def to_numpy(self, x: Any) -> np.ndarray[Any, Any]:
         """A NumPy array with ``x``'s values (copied to the host if needed)."""
         return np.asarray(x)
 
-    # ------------------------------------------------------------- eye
-
-    def small_eye(self, shape: tuple[Any, ...], k: Any, dtype: Any, like: Any) -> Any:
+    def small_eye(
+        self, shape: tuple[Any, ...] | None, k: Any, dtype: Any, like: Any
+    ) -> Any:
         """The common small call, built at once, or None for the general path.
 
-        Called before any validation with the caller's own arguments:
-        ``shape`` is ``(*batch_shape, n_rows, n_cols)``, ``like`` is
-        `eye_like`'s ``x`` (else None: no ``device`` and no ``out`` were
-        given). A backend may answer only where no check of the general path
-        could fail and it builds exactly what that path would: the tests
-        compare the two on every input the fuzzers make. By default it
-        always declines.
+        Called before any validation with the caller's own arguments, and no
+        ``out``, ``device``, ``chunks`` or ``order``: from `eye`, ``shape``
+        is ``(*batch_shape, n_rows, n_cols)`` and ``like`` None; from
+        `eye_like`, ``shape`` is None and ``like`` is its ``x`` (of this
+        library, of any rank), with ``dtype`` defaulting to ``x.dtype``. A
+        backend may answer only where no check of the general path could fail
+        and it builds exactly what that path would: the tests compare the
+        two on every input the fuzzers make. By default it always declines.
         """
         return None
 
     def eye(self, build: Build) -> Any:
         """The batched eye ``build`` asks for (or its ``out``, filled)."""
         return array_api_eye(
-            self.xp, build.shape, build.k, build.dtype, build.device, build.out
+            self._xp, build.shape, build.k, build.dtype, build.device, build.out
         )

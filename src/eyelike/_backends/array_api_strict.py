@@ -2,11 +2,9 @@
 
 from __future__ import annotations
 
-from types import ModuleType
 from typing import Any
 
 import numpy as np
-from array_api_compat import is_array_api_strict_namespace
 
 from .._validate.text import show
 from ._base import Backend
@@ -18,23 +16,20 @@ class ArrayApiStrictBackend(Backend):
     """array-api-strict: host memory, named devices, the standard's dtypes."""
 
     name = "array_api_strict"
-    module = "array_api_strict"
+    namespaces = ("array_api_strict",)
+    takes = frozenset({"out"})
 
-    @staticmethod
-    def recognises(xp: ModuleType) -> bool:
-        return bool(is_array_api_strict_namespace(xp))
-
-    def resolve_device(self, device: Any) -> Any:
-        devices = self.xp.__array_namespace_info__().devices()
+    def device(self, device: Any) -> Any:
+        devices = self._xp.__array_namespace_info__().devices()
         if device not in devices:
             msg = f"device {show(device)} is not one of {devices}"
             raise ValueError(msg)
         return device
 
-    def on_host(self, device: Any) -> bool:
+    def _on_host(self, device: Any) -> bool:
         return True
 
-    def resolve_dtype(self, dtype: Any, device: Any) -> tuple[Any, int]:
+    def dtype(self, dtype: Any, device: Any) -> tuple[Any, int]:
         # Its own rule, which its users rely on to catch non-portable code:
         # Python's built-in types are no dtypes of the standard.
         for python_type, name in _PYTHON_TYPES:
@@ -45,7 +40,7 @@ class ArrayApiStrictBackend(Backend):
                     f"array_api_strict.{name} or the name {name!r}"
                 )
                 raise TypeError(msg)
-        return super().resolve_dtype(dtype, device)
+        return super().dtype(dtype, device)
 
     def to_numpy(self, x: Any) -> np.ndarray[Any, Any]:
         # bfloat16 has no DLPack code NumPy reads; its buffer converts.

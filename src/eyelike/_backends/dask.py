@@ -12,12 +12,12 @@ made eagerly, as for any Dask array.
 
 from __future__ import annotations
 
-from types import ModuleType
 from typing import Any, Literal
 
 import numpy as np
-from array_api_compat import is_dask_namespace
 
+from .._validate.dtypes import numpy_dtype
+from .._validate.size import known_shape
 from . import cupy as _cupy
 from . import numpy as _numpy
 from ._base import Backend, Build
@@ -30,22 +30,19 @@ class DaskBackend(Backend):
     """Dask: lazy, immutable arrays whose chunks are NumPy or CuPy arrays."""
 
     name = "dask"
-    module = "dask.array"
-    compat_module = "array_api_compat.dask.array"
-    mutable = False
-    takes_chunks = True
-    takes_order = True
-    numpy_dtypes = True
+    namespaces = ("dask.array", "array_api_compat.dask.array")
+    takes = frozenset({"chunks", "order"})
+    _standard = "array_api_compat.dask.array"
 
-    @staticmethod
-    def recognises(xp: ModuleType) -> bool:
-        return bool(is_dask_namespace(xp))
-
-    def unknown_shape_hint(self, name: str) -> str:
+    def shape_of(self, x: Any, name: str) -> tuple[int, ...]:
         # Arrays of unknown chunk sizes report nan dimensions.
-        return f" (for Dask, call {name}.compute_chunk_sizes() first)"
+        hint = f" (for Dask, call {name}.compute_chunk_sizes() first)"
+        return known_shape(x, name, hint)
 
-    def scratch_bytes(self, n_rows: int, n_cols: int, k: Any) -> int:
+    def dtype(self, dtype: Any, device: Any) -> tuple[Any, int]:
+        return numpy_dtype("dask", dtype)
+
+    def _scratch(self, n_rows: int, n_cols: int, k: Any) -> int:
         return 0  # nothing is made until computed, chunk by chunk
 
     def to_numpy(self, x: Any) -> np.ndarray[Any, Any]:

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 from types import ModuleType
-from typing import Any
 
 from ._base import Backend
 
@@ -17,10 +16,6 @@ class GenericBackend(Backend):
     host (no memory check), since nothing tells where its devices are.
     """
 
-    def __init__(self, xp: Any, library: Any) -> None:
-        super().__init__(xp, library)
+    def __init__(self, xp: ModuleType) -> None:
+        super().__init__(xp)
         self.name = str(getattr(xp, "__name__", "array_api"))
-
-    @staticmethod
-    def recognises(xp: ModuleType) -> bool:
-        return hasattr(xp, "__array_namespace_info__")

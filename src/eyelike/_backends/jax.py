@@ -17,12 +17,11 @@ from __future__ import annotations
 import functools
 import itertools
 import math
-from types import ModuleType
 from typing import Any
 
 import numpy as np
-from array_api_compat import is_jax_namespace
 
+from .._validate import dtypes as _dtypes
 from .._validate import size as _size
 from .._validate.text import show
 from ._base import Backend, Build
@@ -35,15 +34,11 @@ class JaxBackend(Backend):
     """JAX: immutable arrays on CPU, GPU or TPU devices."""
 
     name = "jax"
-    module = "jax.numpy"
-    mutable = False
-    dtype_hint = " (64-bit types need jax.config.update('jax_enable_x64', True))"
+    # (jax.experimental.array_api: the standard's namespace of older JAX.)
+    namespaces = ("jax.numpy", "jax.experimental.array_api")
+    takes = frozenset()
 
-    @staticmethod
-    def recognises(xp: ModuleType) -> bool:
-        return bool(is_jax_namespace(xp))
-
-    def resolve_device(self, device: Any) -> Any:
+    def device(self, device: Any) -> Any:
         import jax
 
         if isinstance(device, str):
@@ -71,31 +66,36 @@ class JaxBackend(Backend):
         devices = sharding.device_set
         return next(iter(devices)) if len(devices) == 1 else sharding
 
-    def on_host(self, device: Any) -> bool:
+    def dtype(self, dtype: Any, device: Any) -> tuple[Any, int]:
+        import jax
+
+        # 64-bit types come and go with this flag.
+        x64 = bool(jax.config.read("jax_enable_x64"))  # type: ignore[no-untyped-call, unused-ignore]
+        return _dtypes.cached(
+            (self, device, x64),
+            dtype,
+            lambda: self._from_table(dtype, device, _X64_HINT),
+        )
+
+    def _dtype_table(self, device: Any) -> dict[str, Any]:
+        table = super()._dtype_table(_one_device(device))
+        for name in ("float16", "bfloat16", *_FLOAT8_NAMES):
+            dt = getattr(self._xp, name, None)
+            if dt is not None:
+                table.setdefault(name, dt)
+        return table
+
+    def _index_dtype(self, device: Any) -> Any:
+        return super()._index_dtype(_one_device(device))
+
+    def _on_host(self, device: Any) -> bool:
         import jax
 
         if device is None:
             return bool(jax.default_backend() == "cpu")
         return all(d.platform == "cpu" for d in _devices_of(device))
 
-    def dtype_cache_key(self, device: Any) -> Any:
-        import jax
-
-        # 64-bit types come and go with this flag.
-        return device, bool(jax.config.read("jax_enable_x64"))  # type: ignore[no-untyped-call, unused-ignore]
-
-    def dtype_table(self, device: Any) -> dict[str, Any]:
-        table = super().dtype_table(_one_device(device))
-        for name in ("float16", "bfloat16", *_FLOAT8_NAMES):
-            dt = getattr(self.library, name, None)
-            if dt is not None:
-                table.setdefault(name, dt)
-        return table
-
-    def index_dtype(self, device: Any) -> Any:
-        return super().index_dtype(_one_device(device))
-
-    def scratch_bytes(self, n_rows: int, n_cols: int, k: Any) -> int:
+    def _scratch(self, n_rows: int, n_cols: int, k: Any) -> int:
         return 0  # one fused computation: the output is all it writes
 
     def eye(self, build: Build) -> Any:
@@ -103,8 +103,8 @@ class JaxBackend(Backend):
 
         # Immutable arrays: never an out.
         shape, k, dtype, device = build.shape, build.k, build.dtype, build.device
-        jnp = self.library
-        index = self.index_dtype(device)
+        jnp = self._xp
+        index = self._index_dtype(device)
         n_rows, n_cols = shape[-2:]
         placement = None
         if isinstance(device, jax.sharding.Sharding):
@@ -124,7 +124,7 @@ class JaxBackend(Backend):
         offsets = np.asarray(k, dtype=index) if isinstance(k, (int, np.ndarray)) else k
         return _builder(placement)(offsets, shape=shape, dtype=dtype)
 
-    def check_empty_shape(
+    def _check_empty(
         self, shape: tuple[int, ...], itemsize: int, on_host: bool
     ) -> None:
         # JAX arrays have no strides: only XLA's own limits apply.
@@ -150,6 +150,8 @@ class JaxBackend(Backend):
             raise MemoryError(msg)
 
 
+# Appended to the error for a standard dtype the device lacks.
+_X64_HINT = " (64-bit types need jax.config.update('jax_enable_x64', True))"
 # float8 types that jnp may offer (which ones depends on its version).
 _FLOAT8_NAMES = (
     "float8_e4m3fn",

@@ -19,19 +19,17 @@ others, so it went.
 from __future__ import annotations
 
 import ctypes
-from types import ModuleType
 from typing import Any, Literal
 
 import numpy as np
-from array_api_compat import is_numpy_namespace
 from numpy.lib.stride_tricks import as_strided
 
 from .._validate import size as _size
-from .._validate.dtypes import resolve as cached_dtype
+from .._validate.dtypes import numpy_dtype
 from .._validate.text import show
 from ._base import Backend, Build
 
-__all__ = ["BACKEND", "NumPyBackend", "eye", "eye_2d", "small_eye_2d"]
+__all__ = ["NumPyBackend", "eye", "eye_2d"]
 
 # Below this a memset call (about 1 us through ctypes) costs more than it saves.
 _MEMSET_BYTES = 1 << 16
@@ -48,15 +46,10 @@ class NumPyBackend(Backend):
     """NumPy: host memory, NumPy (and ml_dtypes) dtypes, strided outs."""
 
     name = "numpy"
-    module = "numpy"
-    numpy_dtypes = True
-    takes_order = True
+    namespaces = ("numpy", "array_api_compat.numpy")
+    takes = frozenset({"out", "order"})
 
-    @staticmethod
-    def recognises(xp: ModuleType) -> bool:
-        return bool(is_numpy_namespace(xp))
-
-    def resolve_device(self, device: Any) -> Any:
+    def device(self, device: Any) -> Any:
         if isinstance(device, str) and device == "cpu":
             return device
         msg = f"device must be None or 'cpu' for NumPy; got {show(device)}"
@@ -65,53 +58,49 @@ class NumPyBackend(Backend):
     def device_of(self, x: Any) -> Any:
         return "cpu"
 
-    def on_host(self, device: Any) -> bool:
+    def dtype(self, dtype: Any, device: Any) -> tuple[Any, int]:
+        return numpy_dtype("numpy", dtype)
+
+    def _on_host(self, device: Any) -> bool:
         return True
 
-    def scratch_bytes(self, n_rows: int, n_cols: int, k: Any) -> int:
+    def _scratch(self, n_rows: int, n_cols: int, k: Any) -> int:
         return 0
 
-    def strides(self, out: Any) -> tuple[int, ...] | None:
-        return tuple(s // out.itemsize for s in out.strides)
-
-    def check_writeable(self, out: Any) -> None:
+    def _out_strides(self, out: Any) -> tuple[int, ...] | None:
         if not out.flags.writeable:
             msg = "out is read-only"
             raise ValueError(msg)
+        return tuple(s // out.itemsize for s in out.strides)
 
-    def small_eye(self, shape: tuple[Any, ...], k: Any, dtype: Any, like: Any) -> Any:
-        if len(shape) != 2:
+    def small_eye(
+        self, shape: tuple[Any, ...] | None, k: Any, dtype: Any, like: Any
+    ) -> Any:
+        # np.eye(3) itself costs ~1 us: one matrix of plain ints and int k,
+        # whose one check that can fail is the dtype's, the general path's
+        # first, from the same resolution. (`_size.is_small` for two
+        # dimensions, inline: that loop costs ~0.2 us.)
+        if shape is not None:  # from eye
+            if len(shape) != 2:
+                return None
+            n_rows, n_cols = shape
+        elif like.ndim == 2:
+            n_rows, n_cols = like.shape
+        else:
             return None
-        return small_eye_2d(shape[0], shape[1], k, dtype)
+        if not (
+            type(n_rows) is int
+            and type(n_cols) is int
+            and type(k) is int
+            and 0 <= n_rows <= _SMALL_ELEMENTS
+            and 0 <= n_cols <= _SMALL_ELEMENTS
+            and n_rows * n_cols <= _SMALL_ELEMENTS
+        ):
+            return None
+        return eye_2d(n_rows, n_cols, k, numpy_dtype("numpy", dtype)[0])
 
     def eye(self, build: Build) -> Any:
         return eye(build.shape, build.k, build.dtype, build.out, build.order)
-
-
-# The one instance (the registry hands it out).
-BACKEND = NumPyBackend(np, np)
-NumPyBackend.shared_instance = BACKEND
-
-
-def small_eye_2d(n_rows: Any, n_cols: Any, k: Any, dtype: Any) -> Any:
-    """`NumPyBackend.small_eye` for one matrix, which the front end calls
-    directly for the default namespace: np.eye(3) itself costs ~1 us.
-
-    The one check that can fail for such arguments is the dtype's, the
-    general path's first, from the same resolution. (`_size.is_small` for
-    two dimensions, inline: that loop costs ~0.2 us.)
-    """
-    if not (
-        type(n_rows) is int
-        and type(n_cols) is int
-        and type(k) is int
-        and 0 <= n_rows <= _SMALL_ELEMENTS
-        and 0 <= n_cols <= _SMALL_ELEMENTS
-        and n_rows * n_cols <= _SMALL_ELEMENTS
-    ):
-        return None
-    dt, _ = cached_dtype(BACKEND, dtype, None)
-    return eye_2d(n_rows, n_cols, k, dt)
 
 
 def eye_2d(n_rows: int, n_cols: int, k: int, dtype: np.dtype[Any]) -> Any:

@@ -3,7 +3,7 @@
 one offset per matrix, the ones written at computed indices, or a mask
 where the count of ones cannot be known (under ``torch.compile``, on
 tensors without values). And the dtype and device facts the backend
-(``torch.py``) reads without a table, which torch's compiler would guard."""
+(``torch.py``) reads without a table (its guard rule 2)."""
 
 from __future__ import annotations
 
@@ -147,9 +147,9 @@ def _has_values(torch: Any, t: Any) -> bool:
 def plain_dtype(torch: Any, dtype: Any) -> bool:
     """One of torch's numeric or bool dtypes that it has on CPU, CUDA and
     meta devices alike, known from the dtype's own properties and identity
-    (constants under torch.compile, where a set or table read would be a
-    guard checked on every compiled call). The float8 types and any other
-    are looked up in the namespace's table instead."""
+    (constants under torch.compile: guard rule 2 of ``torch.py``). The
+    float8 types and any other are looked up in the namespace's table
+    instead."""
     # Comparisons, not bool(): each builtin read is one more guard.
     plain: bool
     if dtype.is_floating_point:
@@ -174,8 +174,7 @@ def plain_dtype(torch: Any, dtype: Any) -> bool:
 def wide_unsigned(dtype: Any) -> bool:
     """uint16, uint32 or uint64, which many of torch's CPU kernels lack.
 
-    Read from the dtype's own properties: a constant under torch.compile,
-    where a table lookup would be a guard checked on every compiled call.
+    Read from the dtype's own properties (guard rule 2 of ``torch.py``).
     """
     return bool(
         not dtype.is_floating_point  # the common case decides at once

@@ -1,35 +1,34 @@
-"""dtype resolution: one entry point, one cache, two ways of reading a dtype.
+"""dtype resolution: one cache, two ways of reading a dtype.
 
 Libraries built on NumPy dtypes (NumPy, CuPy, Dask) read a caller's dtype
 with NumPy's own parser, plus ml_dtypes' names; the others (PyTorch, JAX,
 array-api-strict, any Array API namespace) look it up in the table of
-dtypes the namespace offers on the device. Each backend says which, through
-its ``resolve_dtype``; `resolve` caches the answer per backend, device and
-spelling, so the common call pays one dictionary lookup.
+dtypes the namespace offers on the device. Each backend says which, in its
+``dtype``; the answer is cached per backend, device and spelling, so the
+common call pays one dictionary lookup.
 """
 
 from __future__ import annotations
 
 import re
 import warnings
-from typing import TYPE_CHECKING, Any
+from collections.abc import Callable
+from typing import Any
 
 import numpy as np
 
 from .text import show
-
-if TYPE_CHECKING:
-    from .._backends._base import Backend
 
 __all__ = [
     "EXTRA_NAMES",
     "ITEMSIZE",
     "NO_ZERO",
     "STANDARD_NAMES",
+    "cached",
     "dtype_name",
     "from_numpy",
     "from_table",
-    "resolve",
+    "numpy_dtype",
 ]
 
 # The standard's numeric dtypes plus the extras a library may have.
@@ -86,33 +85,45 @@ _ML_DTYPES_NAME = re.compile(r"bfloat16|float[4-8]_e\w+|u?int[124]|b?complex32")
 # dtypes whose value set has no exact 0 (or no 1): they cannot hold an eye.
 NO_ZERO = frozenset({"float8_e8m0fnu"})
 
-# (backend, its cache key for the device, type of the spelling, spelling)
-# -> (dtype object, item size). Keyed by type too: equal-hashing dtypes of
-# other libraries (which may warn when compared with NumPy's) never meet.
+# (what decides the answer besides the spelling: the backend, the device...;
+# the type of the spelling; the spelling) -> (dtype object, item size).
+# Keyed by type too: equal-hashing dtypes of other libraries (which may warn
+# when compared with NumPy's) never meet.
 _CACHE: dict[tuple[Any, ...], tuple[Any, int]] = {}
 _CACHE_LIMIT = 1024
 
 
-def resolve(backend: Backend, dtype: Any, device: Any) -> tuple[Any, int]:
-    """``backend``'s dtype object for ``dtype`` on ``device``, and its size.
-
-    Raises
-    ------
-    TypeError
-        ``dtype`` is not a numeric or bool dtype the namespace offers there.
-    """
-    native = backend.native_dtype(dtype, device)
-    if native is not None:
-        return native
+def cached(
+    key: Any, dtype: Any, make: Callable[[], tuple[Any, int]]
+) -> tuple[Any, int]:
+    """``make()``'s answer for the spelling ``dtype`` under ``key``, made once
+    and then remembered (made every time for an unhashable spelling)."""
     try:
-        key = (backend, backend.dtype_cache_key(device), type(dtype), dtype)
-        found = _CACHE.get(key)
-    except TypeError:  # an unhashable spelling or device: resolve uncached
-        return backend.resolve_dtype(dtype, device)
+        entry = (key, type(dtype), dtype)
+        found = _CACHE.get(entry)
+    except TypeError:
+        return make()
     if found is None:
-        found = backend.resolve_dtype(dtype, device)
+        found = make()
         if len(_CACHE) < _CACHE_LIMIT:
-            _CACHE[key] = found
+            _CACHE[entry] = found
+    return found
+
+
+def numpy_dtype(library: str, dtype: Any) -> tuple[np.dtype[Any], int]:
+    """`from_numpy`, cached: for the libraries built on NumPy's dtypes, the
+    same on every device. (No closure for `cached`: NumPy's smallest calls
+    pay this on each call.)"""
+    try:
+        entry = (library, type(dtype), dtype)
+        found = _CACHE.get(entry)
+    except TypeError:
+        entry, found = None, None
+    if found is None:
+        dt = from_numpy(dtype, library)
+        found = (dt, dt.itemsize)
+        if entry is not None and len(_CACHE) < _CACHE_LIMIT:
+            _CACHE[entry] = found
     return found
 
 

@@ -7,7 +7,8 @@ nothing truncates later, whatever the caller's integer width.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from types import ModuleType
+from typing import Any
 
 import numpy as np
 
@@ -21,32 +22,33 @@ from .integers import (
 )
 from .text import show
 
-if TYPE_CHECKING:
-    from .._backends._base import Backend
-
-__all__ = ["clamped_offsets"]
+__all__ = ["check_broadcast", "host_offsets", "is_library_array", "refuse_dtype"]
 
 
-def clamped_offsets(
-    k: Any, backend: Backend, batch: tuple[int, ...], n_rows: int, n_cols: int
-) -> Any:
-    """``k`` clamped into ``[-n_rows, n_cols]``.
+def is_library_array(k: Any) -> bool:
+    """Whether ``k`` is an array of an array library other than host data (a
+    NumPy array, a sequence or a scalar, which every backend takes)."""
+    return hasattr(k, "shape") and not isinstance(
+        k, (np.ndarray, np.generic, type, ModuleType)
+    )
+
+
+def host_offsets(
+    k: Any, batch: tuple[int, ...], bounds: tuple[int, int]
+) -> int | np.ndarray[Any, Any]:
+    """A ``k`` that is not `is_library_array`, clamped into ``bounds``.
 
     Returns a Python int for a scalar ``k`` (a 0-D array included: one
-    offset for every matrix); for an array ``k`` an integer array (NumPy for
-    host data, else ``backend``'s own) whose shape broadcasts to ``batch``.
+    offset for every matrix); else an int64 NumPy array whose shape
+    broadcasts to ``batch``.
     """
+    lo, hi = bounds
     if type(k) is int:
-        if type(n_rows) is int and type(n_cols) is int:  # `_bounds`, inline:
-            return min(max(k, -n_rows), n_cols)  # the common call's cost
-        lo, hi = _bounds(backend, n_rows, n_cols)
         return min(max(k, lo), hi)
     if not_data(k) or is_time(k):
         msg = f"k must be an integer or an integer array; got {show(k)}"
         raise TypeError(msg)
-    is_array = hasattr(k, "shape") and not isinstance(k, np.generic)
-    if not is_array and not isinstance(k, (list, tuple)):
-        lo, hi = _bounds(backend, n_rows, n_cols)
+    if not isinstance(k, (list, tuple, np.ndarray)):
         return min(max(_scalar(k), lo), hi)
     if (
         isinstance(k, (list, tuple))
@@ -62,47 +64,25 @@ def clamped_offsets(
             f"level{'' if rank == 1 else 's'} of nesting"
         )
         raise ValueError(msg)
-    if isinstance(k, (list, tuple, np.ndarray)):
-        arr: Any = _host_array(k)
-        k_backend = None
-    else:
-        from .._backends import backend_of_array
+    arr = _host_array(k)
+    check_broadcast(arr.shape, batch)
+    clamped = _clamp_host(arr, lo, hi)
+    return int(clamped) if clamped.ndim == 0 else clamped
 
-        k_backend = backend_of_array(k, "k")
-        if k_backend is not backend:
-            arrays = "NumPy" if backend.name == "numpy" else f"NumPy or {backend.name}"
-            where = f" (xp={k_backend.module})" if k_backend.module else ""
-            msg = (
-                f"k is a {k_backend.name} array, but the result is made by "
-                f"{backend.name}: give k as an int, a Python sequence or a "
-                f"{arrays} array (k.tolist(), say), or make the result with "
-                f"{k_backend.name}{where}"
-            )
-            raise TypeError(msg)
-        if is_bool_like(k) or not backend.xp.isdtype(k.dtype, "integral"):
-            msg = f"k must be an integer array; got dtype {k.dtype}"
-            raise TypeError(msg)
-        arr = k
-    shape = arr.shape if k_backend is None else k_backend.shape_of(arr, "k")
+
+def refuse_dtype(k: Any, integral: bool) -> None:
+    """Refuse a library's ``k`` array that is not of an integer dtype
+    (``integral``: its namespace's ``isdtype(k.dtype, "integral")``)."""
+    if is_bool_like(k) or not integral:
+        msg = f"k must be an integer array; got dtype {k.dtype}"
+        raise TypeError(msg)
+
+
+def check_broadcast(shape: tuple[Any, ...], batch: tuple[int, ...]) -> None:
+    """Refuse a ``k`` of ``shape`` that does not broadcast to ``batch``."""
     if not _broadcasts_to(tuple(shape), batch):
         msg = f"k of shape {tuple(shape)} does not broadcast to batch_shape {batch}"
         raise ValueError(msg)
-    if k_backend is None:
-        clamped_host = _clamp_host(arr, *_bounds(backend, n_rows, n_cols))
-        return int(clamped_host) if clamped_host.ndim == 0 else clamped_host
-    return backend.clamp_offsets(arr, n_rows, n_cols)
-
-
-def _bounds(backend: Backend, n_rows: Any, n_cols: Any) -> tuple[int, int]:
-    """What a host ``k`` is clamped into: ``[-n_rows, n_cols]``; for sizes
-    known only when the program runs (symbolic), the range of the
-    namespace's index type, which holds every size and keeps k's meaning
-    (comparing k with a symbolic size would be a guard of the program for
-    torch, and undecidable for JAX)."""
-    if type(n_rows) is int and type(n_cols) is int:
-        return -n_rows, n_cols
-    limit = int(backend.xp.iinfo(backend.index_dtype(None)).max)
-    return -limit, limit
 
 
 def _broadcasts_to(shape: tuple[int, ...], batch: tuple[int, ...]) -> bool:

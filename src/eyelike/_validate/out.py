@@ -1,17 +1,34 @@
 """Checks on ``out=``: refuse an array that cannot take the result as it is,
-before anything is written to it."""
+before anything is written to it. (`Backend.check_output` runs them, with
+the library's own rules between.)"""
 
 from __future__ import annotations
 
 import math
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
-from .text import show
+__all__ = ["check_match", "check_overlap"]
 
-if TYPE_CHECKING:
-    from .._backends._base import Backend
 
-__all__ = ["check_out"]
+def check_match(out: Any, shape: tuple[int, ...], dtype: Any) -> None:
+    """Refuse an ``out`` of the wrong shape or dtype."""
+    if tuple(out.shape) != shape:
+        msg = f"out has shape {tuple(out.shape)}; the result needs {shape}"
+        raise ValueError(msg)
+    if out.dtype != dtype:
+        msg = f"out has dtype {out.dtype}; the result needs {dtype}"
+        raise TypeError(msg)
+
+
+def check_overlap(shape: tuple[int, ...], strides: tuple[int, ...] | None) -> None:
+    """Refuse an ``out`` whose elements share memory (``strides`` in
+    elements; None: the library copies on write, so nothing aliases)."""
+    if _overlaps_itself(shape, strides):
+        msg = (
+            f"out has elements that share memory (strides {strides} for shape "
+            f"{shape}); it cannot hold an eye"
+        )
+        raise ValueError(msg)
 
 
 def _overlaps_itself(shape: tuple[int, ...], strides: tuple[int, ...] | None) -> bool:
@@ -28,33 +45,3 @@ def _overlaps_itself(shape: tuple[int, ...], strides: tuple[int, ...] | None) ->
             return True
         extent = stride * (size - 1) + extent
     return False
-
-
-def check_out(
-    out: Any, backend: Backend, shape: tuple[int, ...], dtype: Any, device: Any
-) -> None:
-    """Refuse an ``out`` of the wrong shape, dtype or device, read-only, or
-    whose elements share memory (``backend`` is ``out``'s own)."""
-    if not backend.mutable:
-        msg = f"out: {backend.name} arrays are immutable and cannot be filled in place"
-        raise TypeError(msg)
-    if tuple(out.shape) != shape:
-        msg = f"out has shape {tuple(out.shape)}; the result needs {shape}"
-        raise ValueError(msg)
-    if out.dtype != dtype:
-        msg = f"out has dtype {out.dtype}; the result needs {dtype}"
-        raise TypeError(msg)
-    backend.check_writeable(out)
-    strides = backend.strides(out)
-    if _overlaps_itself(tuple(out.shape), strides):
-        msg = (
-            f"out has elements that share memory (strides {strides} for shape "
-            f"{tuple(out.shape)}); it cannot hold an eye"
-        )
-        raise ValueError(msg)
-    if device is None:
-        return
-    have = backend.device_of(out)
-    if not backend.same_device(have, device):
-        msg = f"out is on device {have}; device {show(device)} was asked for"
-        raise ValueError(msg)

@@ -1,22 +1,26 @@
 """Size checks: refuse outputs that overflow or could never be allocated.
 
 The rules every library shares live here; each backend adds its own limits
-for shapes with no elements (`Backend.check_empty_shape`), which still
-cost strides, or host memory, in some libraries.
+for shapes with no elements (``Backend._check_empty``), which still cost
+strides, or host memory, in some libraries.
 """
 
 from __future__ import annotations
 
 import math
 import os
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
-from .integers import INT64_MAX
+from .integers import INT64_MAX, is_symbolic
 
-if TYPE_CHECKING:
-    from .._backends._base import Backend
-
-__all__ = ["SMALL_ELEMENTS", "check", "is_small", "physical_memory", "refuse_span"]
+__all__ = [
+    "SMALL_ELEMENTS",
+    "check",
+    "is_small",
+    "known_shape",
+    "physical_memory",
+    "refuse_span",
+]
 
 
 def _read_physical_memory() -> int:
@@ -56,6 +60,15 @@ def is_small(shape: tuple[Any, ...]) -> bool:
     return n <= SMALL_ELEMENTS
 
 
+def known_shape(x: Any, name: str, hint: str = "") -> tuple[int, ...]:
+    """`Backend.shape_of`'s default; ``hint`` ends its error."""
+    shape = tuple(x.shape)
+    if not all(isinstance(d, int) or is_symbolic(d) for d in shape):
+        msg = f"{name} must have a known shape; got {shape}{hint}"
+        raise ValueError(msg)
+    return shape
+
+
 def refuse_span(shape: tuple[int, ...], span: int, unit: str) -> None:
     """Refuse an empty shape whose strides span more than int64 holds."""
     if span > INT64_MAX:
@@ -66,14 +79,9 @@ def refuse_span(shape: tuple[int, ...], span: int, unit: str) -> None:
         raise ValueError(msg)
 
 
-def check(
-    backend: Backend,
-    shape: tuple[int, ...],
-    itemsize: int,
-    on_host: bool,
-    scratch: int,
-) -> None:
-    """Refuse ``shape`` if its size overflows or exceeds this machine.
+def check(shape: tuple[int, ...], itemsize: int, on_host: bool, scratch: int) -> bool:
+    """Refuse ``shape`` if its size overflows or exceeds this machine; return
+    whether it has no elements (the library's own limits then apply).
 
     ``scratch`` is the backend's temporary memory beyond the output; the
     memory limit applies to outputs in this machine's main memory only.
@@ -84,7 +92,7 @@ def check(
     """
     n = math.prod(shape)
     if type(n) is not int:  # a symbolic size makes the product symbolic
-        return
+        return False
     if n > INT64_MAX:
         msg = f"output shape {shape} has {n} elements, more than 2**63 - 1"
         raise ValueError(msg)
@@ -93,8 +101,7 @@ def check(
         msg = f"output shape {shape} needs {nbytes} bytes, more than 2**63 - 1"
         raise ValueError(msg)
     if n == 0:
-        backend.check_empty_shape(shape, itemsize, on_host)
-        return
+        return True
     nbytes += scratch
     # Looked up through the module so tests can pretend a smaller machine.
     memory = physical_memory()
@@ -104,3 +111,4 @@ def check(
             f"machine's {memory} bytes of memory"
         )
         raise MemoryError(msg)
+    return False

@@ -25,12 +25,11 @@ import functools
 import importlib
 import importlib.resources
 from pathlib import Path
-from types import ModuleType
 from typing import Any, Literal
 
 import numpy as np
-from array_api_compat import is_cupy_namespace
 
+from ..._validate.dtypes import numpy_dtype
 from ..._validate.text import show
 from .._base import Backend, Build
 from .constants import (
@@ -52,17 +51,11 @@ class CuPyBackend(Backend):
     """CuPy: GPU memory, NumPy dtypes less those CuPy lacks, strided outs."""
 
     name = "cupy"
-    module = "cupy"
-    compat_module = "array_api_compat.cupy"
-    needs_gpu = True
-    numpy_dtypes = True
-    takes_order = True
+    namespaces = ("cupy", "array_api_compat.cupy")
+    takes = frozenset({"out", "order"})
+    _standard = "array_api_compat.cupy"
 
-    @staticmethod
-    def recognises(xp: ModuleType) -> bool:
-        return bool(is_cupy_namespace(xp))
-
-    def resolve_device(self, device: Any) -> Any:
+    def device(self, device: Any) -> Any:
         if (isinstance(device, int) and not isinstance(device, bool)) or hasattr(
             device, "id"
         ):
@@ -70,26 +63,27 @@ class CuPyBackend(Backend):
         msg = f"device must be a CUDA device id or cupy.cuda.Device; got {show(device)}"
         raise ValueError(msg)
 
-    def resolve_dtype(self, dtype: Any, device: Any) -> tuple[Any, int]:
-        dt, itemsize = super().resolve_dtype(dtype, device)
+    def dtype(self, dtype: Any, device: Any) -> tuple[Any, int]:
+        dt, itemsize = numpy_dtype("cupy", dtype)
         return check_dtype(dt), itemsize
 
-    def scratch_bytes(self, n_rows: int, n_cols: int, k: Any) -> int:
+    def _scratch(self, n_rows: int, n_cols: int, k: Any) -> int:
         return 0
 
-    def clamp_offsets(self, k: Any, n_rows: int, n_cols: int) -> Any:
+    def _clamp(self, k: Any, n_rows: int, n_cols: int) -> Any:
         # One pass over k, straight into the type the kernels read: the
         # default (clip, astype to int64, then the kernels' int32) moves k
         # three times, as many bytes as the output itself when its matrices
         # are small. The bounds fit k's own type, so the clip cannot wrap.
-        cupy = self.library
+        import cupy
+
         info = np.iinfo(k.dtype)
         with k.device:
             clamped = cupy.empty(k.shape, dtype=offsets_dtype(n_rows, n_cols))
             lo, hi = max(-n_rows, info.min), min(n_cols, info.max)
             return cupy.clip(k, lo, hi, out=clamped)
 
-    def check_writeable(self, out: Any) -> None:
+    def _out_strides(self, out: Any) -> tuple[int, ...] | None:
         # A misaligned store is a device fault that poisons the process's
         # CUDA context: refuse before any launch.
         # (An empty out is never stored to.)
@@ -98,8 +92,6 @@ class CuPyBackend(Backend):
                 s for s, n in zip(out.strides, out.shape, strict=True) if n > 1
             )
             check_alignment(out.data.ptr, out.itemsize, long)
-
-    def strides(self, out: Any) -> tuple[int, ...] | None:
         return tuple(s // out.itemsize for s in out.strides)
 
     def to_numpy(self, x: Any) -> np.ndarray[Any, Any]:

@@ -1,0 +1,126 @@
+"""Per-call cost of this checkout's eyelike against another revision's, in one
+process: the check that a change left the small calls' speed as it was.
+
+    python -m benchmarks.versus HEAD~1            # any git revision
+    python -m benchmarks.versus main --only numpy --rounds 5
+
+The other revision's package is unpacked (``git archive``) into a temporary
+folder under another name and imported beside this one. Each case is timed
+for both, alternating round by round, so a burst of noise on a shared
+machine lands on both alike; the table gives the medians over the rounds
+and their ratio (new / old).
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib
+import statistics
+import subprocess
+import sys
+import tempfile
+import timeit
+import warnings
+from collections.abc import Callable
+from pathlib import Path
+from types import ModuleType
+from typing import Any
+
+__all__ = ["cases", "main", "unpack"]
+
+ROOT = Path(__file__).resolve().parents[1]
+LIBRARIES = ("numpy", "torch", "jax")
+
+
+def unpack(revision: str, folder: Path) -> ModuleType:
+    """``revision``'s ``src/eyelike``, imported as ``eyelike_versus``."""
+    archive = subprocess.run(
+        ["git", "archive", revision, "src/eyelike"],
+        cwd=ROOT,
+        capture_output=True,
+        check=True,
+    ).stdout
+    subprocess.run(["tar", "-x", "-C", str(folder)], input=archive, check=True)
+    (folder / "src" / "eyelike").rename(folder / "eyelike_versus")
+    sys.path.insert(0, str(folder))
+    return importlib.import_module("eyelike_versus")
+
+
+def cases(m: Any, libraries: set[str]) -> dict[str, Callable[[], Any]]:
+    """The small calls whose cost is the front end's, on each of
+    ``libraries`` that is installed here."""
+    import numpy as np
+
+    x = np.empty((3, 3))
+    found: dict[str, Callable[[], Any]] = {}
+    if "numpy" in libraries:
+        found |= {
+            "numpy eye(3)": lambda: m.eye(3),
+            "numpy eye(3, k=1, dtype=float32)": lambda: m.eye(3, k=1, dtype=np.float32),
+            "numpy eye(3, batch_shape=(4,))": lambda: m.eye(3, batch_shape=(4,)),
+            "numpy eye_like 3x3": lambda: m.eye_like(x),
+        }
+    torch = _optional("torch") if "torch" in libraries else None
+    if torch is not None:
+        t, tb = torch.empty(3, 3), torch.empty(4, 3, 3)
+        compiled = torch.compile(
+            lambda a: a + m.eye_like(a), fullgraph=True, backend="eager"
+        )
+        compiled(tb)
+        found |= {
+            "torch eye(3)": lambda: m.eye(3, xp=torch),
+            "torch eye_like 3x3": lambda: m.eye_like(t),
+            "torch eye_like 4x3x3": lambda: m.eye_like(tb),
+            "torch.compile x + eye_like(x)": lambda: compiled(tb),
+        }
+    jnp = _optional("jax.numpy") if "jax" in libraries else None
+    if jnp is not None:
+        j = jnp.zeros((3, 3))
+        found |= {
+            "jax eye(3)": lambda: m.eye(3, xp=jnp).block_until_ready(),
+            "jax eye_like 3x3": lambda: m.eye_like(j).block_until_ready(),
+        }
+    return found
+
+
+def _optional(name: str) -> Any:
+    try:
+        return importlib.import_module(name)
+    except ImportError:
+        return None
+
+
+def _per_call(fn: Callable[[], Any], number: int) -> float:
+    return min(timeit.repeat(fn, number=number, repeat=3)) / number * 1e6
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="python -m benchmarks.versus")
+    parser.add_argument("revision", help="the git revision to compare with")
+    parser.add_argument("--rounds", type=int, default=15)
+    parser.add_argument(
+        "--only", choices=LIBRARIES, action="append", help="this library only"
+    )
+    args = parser.parse_args(argv)
+    warnings.simplefilter("ignore")  # torch's notes on its first compile
+    import eyelike
+
+    with tempfile.TemporaryDirectory() as folder:
+        old = unpack(args.revision, Path(folder))
+        libraries = set(args.only or LIBRARIES)
+        old_cases, new_cases = cases(old, libraries), cases(eyelike, libraries)
+        print(f"# eyelike here against {args.revision}: per call, medians of")
+        print(f"# {args.rounds} alternating rounds; new/old < 1 is faster")
+        for name in old_cases:
+            number = 300 if "jax" in name or "compile" in name else 2000
+            before, after = [], []
+            for _ in range(args.rounds):
+                before.append(_per_call(old_cases[name], number))
+                after.append(_per_call(new_cases[name], number))
+            b, a = statistics.median(before), statistics.median(after)
+            print(f"{name:34s} old {b:8.3f} us  new {a:8.3f} us  new/old {a / b:5.3f}")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -1,0 +1,214 @@
+"""The shape of the code, held by tests: the front end imports no backend
+module and tests no library's types; the backend contract is twelve public
+names, which no backend adds to; a backend is had from the registry only,
+one instance per library; and no module of eyelike imports itself back.
+"""
+
+from __future__ import annotations
+
+import ast
+import importlib
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from eyelike import _backends
+from eyelike._backends import (
+    BACKENDS,
+    DEFAULT,
+    backend_of_array,
+    backend_of_namespace,
+)
+from eyelike._backends._base import Backend
+from eyelike._backends.generic import GenericBackend
+
+SRC = Path(__file__).resolve().parents[2] / "src" / "eyelike"
+FRONT_END = ("_core.py", "_dispatch.py")
+CONTRACT = {
+    "name",
+    "namespaces",
+    "takes",
+    "device",
+    "device_of",
+    "shape_of",
+    "dtype",
+    "offsets",
+    "check_output",
+    "to_numpy",
+    "small_eye",
+    "eye",
+}
+
+
+def _public(cls: type) -> set[str]:
+    return {n for n in dir(cls) if not n.startswith("_")}
+
+
+def test_the_contract_is_twelve_names() -> None:
+    assert _public(Backend) == CONTRACT
+
+
+@pytest.mark.parametrize("cls", [*BACKENDS, GenericBackend], ids=lambda c: c.name)
+def test_no_backend_adds_a_public_name(cls: type[Backend]) -> None:
+    assert _public(cls) == CONTRACT
+
+
+@pytest.mark.parametrize("cls", BACKENDS, ids=lambda c: c.name)
+def test_each_backend_declares_its_three(cls: type[Backend]) -> None:
+    declared = vars(cls)
+    assert {"name", "namespaces", "takes"} <= set(declared)
+    assert cls.namespaces
+    assert cls.takes <= {"out", "order", "chunks"}
+
+
+def _runtime_imports(tree: ast.Module) -> list[str]:
+    """The modules a file imports when it runs (not for type checkers),
+    relative ones written as they are (``._backends``)."""
+    found = []
+    skip: set[int] = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.If) and "TYPE_CHECKING" in ast.unparse(node.test):
+            skip.update(id(n) for n in ast.walk(node))
+    for node in ast.walk(tree):
+        if id(node) in skip:
+            continue
+        if isinstance(node, ast.Import):
+            found += [alias.name for alias in node.names]
+        elif isinstance(node, ast.ImportFrom):
+            found.append("." * node.level + (node.module or ""))
+    return found
+
+
+@pytest.mark.parametrize("name", FRONT_END)
+def test_the_front_end_imports_no_backend_module(name: str) -> None:
+    tree = ast.parse((SRC / name).read_text(encoding="utf-8"))
+    allowed = ("__future__", "typing", "._backends", "._dispatch", "._validate")
+    for module in _runtime_imports(tree):
+        assert module.startswith(allowed), module
+        # The registry and the contract; never a library's module.
+        if module.startswith("._backends"):
+            assert module in ("._backends", "._backends._base"), module
+
+
+@pytest.mark.parametrize("name", FRONT_END)
+def test_the_front_end_tests_no_librarys_types(name: str) -> None:
+    tree = ast.parse((SRC / name).read_text(encoding="utf-8"))
+    builtin = {"int", "str", "tuple", "list", "bool", "float", "type"}
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Call) and ast.unparse(node.func) in (
+            "isinstance",
+            "issubclass",
+        ):
+            classes = node.args[1]
+            names = classes.elts if isinstance(classes, ast.Tuple) else [classes]
+            for cls in names:
+                assert ast.unparse(cls) in builtin, ast.unparse(node)
+        if isinstance(node, ast.Compare) and isinstance(node.ops[0], ast.Is):
+            left = node.left
+            if isinstance(left, ast.Call) and ast.unparse(left.func) == "type":
+                right = ast.unparse(node.comparators[0])
+                assert right in builtin, ast.unparse(node)
+
+
+def _module_name(path: Path) -> str:
+    parts = path.relative_to(SRC.parent).with_suffix("").parts
+    return ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
+
+
+def _imports_of(path: Path) -> set[str]:
+    """Every eyelike module ``path`` imports, at the top or inside a function."""
+    name = _module_name(path)
+    package = name if path.name == "__init__.py" else name.rpartition(".")[0]
+    found = set()
+    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+        if isinstance(node, ast.ImportFrom) and node.level:
+            base = package.rsplit(".", node.level - 1)[0] if node.level > 1 else package
+            target = f"{base}.{node.module}" if node.module else base
+            for alias in node.names:
+                sub = f"{target}.{alias.name}"
+                found.add(sub if (SRC.parent / sub.replace(".", "/")).exists()
+                          or (SRC.parent / (sub.replace(".", "/") + ".py")).exists()
+                          else target)  # fmt: skip
+        elif isinstance(node, ast.Import):
+            found |= {a.name for a in node.names if a.name.startswith("eyelike")}
+    found.discard(name)
+    return found
+
+
+def _cycle(graph: dict[str, set[str]]) -> tuple[str, ...] | None:
+    """An import cycle of ``graph`` (module -> what it imports), if any."""
+    done: set[str] = set()
+
+    def visit(module: str, path: tuple[str, ...]) -> tuple[str, ...] | None:
+        if module in path:
+            return (*path, module)
+        if module in done:
+            return None
+        for dep in sorted(graph.get(module, ())):
+            found = visit(dep, (*path, module))
+            if found:
+                return found
+        done.add(module)
+        return None
+
+    for module in sorted(graph):
+        found = visit(module, ())
+        if found:
+            return found
+    return None
+
+
+def test_no_import_cycles() -> None:
+    graph = {_module_name(p): _imports_of(p) for p in SRC.rglob("*.py")}
+    assert _cycle(graph) is None
+    # The walk saw the imports, lazy ones included.
+    assert {"eyelike._backends.torch", "eyelike._validate.text"} <= graph[
+        "eyelike._backends"
+    ]
+    assert "eyelike._backends.cupy" in graph["eyelike._backends.dask"]
+    # Layers: the argument rules know no backend, the backends no front end.
+    for module, deps in graph.items():
+        if module.startswith("eyelike._validate"):
+            assert not {d for d in deps if d.startswith("eyelike._backends")}, module
+        if module.startswith("eyelike._backends"):
+            assert not deps & {"eyelike._core", "eyelike._dispatch"}, module
+    # And the search finds a cycle where there is one.
+    assert _cycle({"a": {"b"}, "b": {"c"}, "c": {"a"}}) == ("a", "b", "c", "a")
+
+
+def test_one_instance_per_library_whatever_names_it() -> None:
+    import array_api_compat.numpy
+    import array_api_strict
+
+    assert backend_of_namespace(None) is DEFAULT
+    assert backend_of_namespace(np) is DEFAULT
+    assert backend_of_namespace(array_api_compat.numpy) is DEFAULT
+    assert backend_of_array(np.zeros(2)) is DEFAULT
+    strict = backend_of_namespace(array_api_strict)
+    assert backend_of_array(array_api_strict.zeros(2)) is strict
+    assert backend_of_namespace(array_api_strict) is strict
+
+
+def test_torch_is_known_without_a_table() -> None:
+    torch = pytest.importorskip("torch")
+    import array_api_compat.torch
+
+    torch_backend = importlib.import_module("eyelike._backends.torch").TORCH
+    assert backend_of_namespace(torch) is torch_backend
+    assert backend_of_namespace(array_api_compat.torch) is torch_backend
+    assert backend_of_array(torch.zeros(2)) is torch_backend
+    assert backend_of_array(torch.nn.Parameter(torch.zeros(2))) is torch_backend
+    assert torch.Tensor not in _backends._BY_ARRAY_TYPE
+    assert torch.nn.Parameter not in _backends._BY_ARRAY_TYPE
+
+
+@pytest.mark.parametrize("path", sorted(SRC.rglob("*.py")), ids=lambda p: p.name)
+def test_backends_are_made_in_the_registry_only(path: Path) -> None:
+    # One way to get a backend: the registry's lookups (torch's and NumPy's
+    # instances, made at import, are the registry's too).
+    made_in = {"__init__.py": "_backends", "torch.py": "_backends"}
+    tree = ast.parse(path.read_text(encoding="utf-8"))
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Call) and ast.unparse(node.func).endswith("Backend"):
+            assert made_in.get(path.name) == path.parent.name, ast.unparse(node)
