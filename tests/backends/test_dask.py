@@ -18,6 +18,7 @@ from helpers import GPU_REASON, HAS_GPU, reference
 import eyelike
 from eyelike._backends import backend_of_array, backend_of_namespace
 from eyelike._backends import dask as _dask
+from eyelike._backends._base import Build
 
 dask = pytest.importorskip("dask")
 da = pytest.importorskip("dask.array")
@@ -386,7 +387,7 @@ def test_cupy_chunks_need_cupy_dtypes() -> None:
         dask.config.set({"array.backend": "cupy"}),
         pytest.raises(TypeError, match="not supported by CuPy"),
     ):
-        _dask.eye((2, 2), 0, np.dtype("float8_e4m3fn"), None, None)
+        _dask.eye(Build((2, 2), 0, np.dtype("float8_e4m3fn"), None, None))
 
 
 @pytest.mark.gpu

@@ -51,9 +51,7 @@ class DaskBackend(Backend):
         return np.asarray(get() if callable(get) else computed)
 
     def eye(self, build: Build) -> Any:
-        return eye(
-            build.shape, build.k, build.dtype, build.chunks, build.like, build.order
-        )
+        return eye(build)
 
 
 def _dask_array() -> Any:
@@ -105,38 +103,25 @@ def _block(
 ) -> Any:
     """Make one chunk: whole matrices, on the NumPy or the CuPy backend."""
     if gpu:
-        return _cupy.eye(chunk_shape, k, out_dtype, None, None, order)
+        return _cupy.eye(Build(chunk_shape, k, out_dtype, None, None, order=order))
     k = k if isinstance(k, int) else _host(k)
-    return _numpy.eye(chunk_shape, k, out_dtype, None, order)
+    return _numpy.eye(Build(chunk_shape, k, out_dtype, None, None, order=order))
 
 
-def eye(
-    shape: tuple[int, ...],
-    k: Any,
-    dtype: Any,
-    chunks: Any,
-    like: Any,
-    order: Literal["C", "F"] = "C",
-) -> Any:
-    """A lazy Dask array of the batched eye of ``shape``.
+def eye(build: Build) -> Any:
+    """A lazy Dask array of the batched eye ``build`` asks for.
 
     Parameters
     ----------
-    shape : tuple of int
-        ``batch + (R, C)``, validated.
-    k : int or array
-        A Python int already clamped into ``[-R, C]``, or an integer array
-        (NumPy, or Dask) of clamped offsets broadcastable to ``batch``.
-    dtype : numpy.dtype
-        The result's dtype.
-    chunks : optional
-        The caller's ``chunks=``: any form ``dask.array`` accepts for the
-        batch dims (or for the whole shape, if it keeps matrices whole);
-        None for Dask's ``array.chunk-size``. Ignored when ``like`` is given.
-    like : dask.array.Array or None
-        ``eye_like``'s ``x``: its batch chunks and chunk type are kept.
-    order : {"C", "F"}
-        The memory layout of each chunk.
+    build : Build
+        ``shape`` is ``batch + (R, C)``; ``k`` a Python int within
+        ``[-R, C]``, or an integer array (NumPy, or Dask) of such offsets
+        broadcastable to ``batch``; ``dtype`` a NumPy dtype; ``chunks`` the
+        caller's ``chunks=``: any form ``dask.array`` accepts for the batch
+        dims (or for the whole shape, if it keeps matrices whole), None for
+        Dask's ``array.chunk-size``, ignored when ``like`` (``eye_like``'s
+        ``x``, whose batch chunks and chunk type are kept) is given;
+        ``order`` the memory layout of each chunk.
 
     Returns
     -------
@@ -154,12 +139,13 @@ def eye(
     from dask.base import tokenize
     from dask.layers import ArrayChunkShapeDep
 
-    dtype = np.dtype(dtype)
+    shape, k, like, order = build.shape, build.k, build.like, build.order
+    dtype = np.dtype(build.dtype)
     gpu = _on_gpu(like)
     if gpu:
         _cupy.check_dtype(dtype, " (the chunks' library)")
     batch, (n_rows, n_cols) = shape[:-2], shape[-2:]
-    bc = batch_chunks(chunks, shape, dtype, like)
+    bc = batch_chunks(build.chunks, shape, dtype, like)
     out_chunks = (*bc, (n_rows,), (n_cols,))
     if gpu:
         import cupy

@@ -19,7 +19,7 @@ others, so it went.
 from __future__ import annotations
 
 import ctypes
-from typing import Any, Literal
+from typing import Any
 
 import numpy as np
 from numpy.lib.stride_tricks import as_strided
@@ -100,7 +100,7 @@ class NumPyBackend(Backend):
         return eye_2d(n_rows, n_cols, k, numpy_dtype("numpy", dtype)[0])
 
     def eye(self, build: Build) -> Any:
-        return eye(build.shape, build.k, build.dtype, build.out, build.order)
+        return eye(build)
 
 
 def eye_2d(n_rows: int, n_cols: int, k: int, dtype: np.dtype[Any]) -> Any:
@@ -189,19 +189,15 @@ def _zero(a: np.ndarray[Any, Any]) -> None:
         a.fill(0)
 
 
-def eye(
-    shape: tuple[int, ...],
-    k: int | np.ndarray[Any, Any],
-    dtype: np.dtype[Any],
-    out: np.ndarray[Any, Any] | None,
-    order: Literal["C", "F"] = "C",
-) -> np.ndarray[Any, Any]:
-    """Fill ``out`` (or a new array of memory ``order``) with the batched eye."""
+def eye(build: Build) -> np.ndarray[Any, Any]:
+    """Fill ``build.out`` (or a new array of memory ``build.order``) with the
+    batched eye: `NumPyBackend.eye`, and each chunk of a Dask array."""
+    k = build.k
     a: np.ndarray[Any, Any]
-    if out is None:
-        a = np.zeros(shape, dtype=dtype, order=order)
+    if build.out is None:
+        a = np.zeros(build.shape, dtype=build.dtype, order=build.order)
     else:
-        a = out
+        a = build.out
         _zero(a)
     if isinstance(k, int):
         _write_diagonal(a, k)

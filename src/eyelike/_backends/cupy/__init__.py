@@ -25,7 +25,7 @@ import functools
 import importlib
 import importlib.resources
 from pathlib import Path
-from typing import Any, Literal
+from typing import Any
 
 import numpy as np
 
@@ -98,9 +98,7 @@ class CuPyBackend(Backend):
         return np.asarray(x.get())
 
     def eye(self, build: Build) -> Any:
-        return eye(
-            build.shape, build.k, build.dtype, build.device, build.out, build.order
-        )
+        return eye(build)
 
 
 def check_dtype(dt: np.dtype[Any], why: str = "") -> np.dtype[Any]:
@@ -208,22 +206,18 @@ def _launch(launch: Launch, out: Any, kk: Any, mat_size: int) -> None:
     kernel(*args, flat, size=launch.threads)
 
 
-def eye(
-    shape: tuple[int, ...],
-    k: Any,
-    dtype: np.dtype[Any],
-    device: Any,
-    out: Any,
-    order: Literal["C", "F"] = "C",
-) -> Any:
-    """Fill ``out`` (or a new CuPy array of memory ``order``) on the current
-    or requested device.
+def eye(build: Build) -> Any:
+    """Fill ``build.out`` (or a new CuPy array of memory ``build.order``) on
+    the current or requested device: `CuPyBackend.eye`, and each chunk of a
+    Dask array of CuPy chunks.
 
-    ``k`` is a Python int or an integer array (NumPy or CuPy) broadcastable
-    to the batch dims, already clamped into ``[-n_rows, n_cols]``.
+    ``build.k`` is a Python int or an integer array (NumPy or CuPy)
+    broadcastable to the batch dims, already clamped into
+    ``[-n_rows, n_cols]``.
     """
     import cupy
 
+    shape, k, device, out = build.shape, build.k, build.device, build.out
     if out is not None:
         where: Any = out.device
     elif device is not None:
@@ -232,7 +226,7 @@ def eye(
         where = contextlib.nullcontext()
     with where:
         if out is None:
-            out = cupy.empty(shape, dtype=dtype, order=order)
+            out = cupy.empty(shape, dtype=build.dtype, order=build.order)
         if out.size == 0:
             return out
         scalar_k = isinstance(k, int)
