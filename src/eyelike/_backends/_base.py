@@ -50,6 +50,7 @@ from .._validate import dtypes as _dtypes
 from .._validate import offsets as _offsets
 from .._validate import out as _out
 from .._validate import size as _size
+from .._validate.size import check as check_size
 from .._validate.text import show
 from .reference import array_api_eye
 
@@ -227,7 +228,7 @@ class Backend:
         shape, device, out = build.shape, build.device, build.out
         on_host = self._on_host(device)
         scratch = self._scratch(shape[-2], shape[-1], build.k)
-        if _size.check(shape, itemsize, on_host, scratch):
+        if check_size(shape, itemsize, on_host, scratch):
             self._check_empty(shape, itemsize, on_host)
         if out is None:
             return
