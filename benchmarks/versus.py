@@ -8,7 +8,9 @@ The other revision's package is unpacked (``git archive``) into a temporary
 folder under another name and imported beside this one. Each case is timed
 for both, alternating round by round, so a burst of noise on a shared
 machine lands on both alike; the table gives the medians over the rounds
-and their ratio (new / old).
+and their ratio (new / old). Where torch is installed, it also counts the
+guards torch.compile checks on each call of a compiled function calling
+each version (counted in torch's guard log).
 """
 
 from __future__ import annotations
@@ -90,6 +92,42 @@ def _optional(name: str) -> Any:
         return None
 
 
+def guards(m: Any, torch: Any) -> dict[str, int]:
+    """How many guards torch.compile checks on each call of a few functions
+    calling ``m`` (fewer is cheaper): counted in torch's guard log."""
+    import io
+    import logging
+    import re
+
+    functions = {
+        "eye_like(x)": lambda x: x + m.eye_like(x),
+        "eye(n, batch_shape=, xp=torch)": lambda x: (
+            x + m.eye(x.shape[-1], batch_shape=x.shape[:-2], xp=torch)
+        ),
+        "eye_like(x, k=per-matrix)": lambda x: (
+            x + m.eye_like(x, k=torch.arange(x.shape[0]) % 3 - 1)
+        ),
+    }
+    log = io.StringIO()
+    handler = logging.StreamHandler(log)
+    logger = logging.getLogger("torch._dynamo")
+    torch._logging.set_logs(guards=True)
+    theirs = logger.handlers[:]
+    logger.handlers = [handler]  # to this log only, not torch's on stderr
+    found = {}
+    try:
+        for name, fn in functions.items():
+            torch._dynamo.reset()
+            log.seek(0)
+            log.truncate()
+            torch.compile(fn, fullgraph=True, backend="eager")(torch.zeros(4, 3, 3))
+            found[name] = len(re.findall(r"\+- [A-Z_]+:", log.getvalue()))
+    finally:
+        logger.handlers = theirs
+        torch._logging.set_logs()
+    return found
+
+
 def _per_call(fn: Callable[[], Any], number: int) -> float:
     return min(timeit.repeat(fn, number=number, repeat=3)) / number * 1e6
 
@@ -119,6 +157,12 @@ def main(argv: list[str] | None = None) -> int:
                 after.append(_per_call(new_cases[name], number))
             b, a = statistics.median(before), statistics.median(after)
             print(f"{name:34s} old {b:8.3f} us  new {a:8.3f} us  new/old {a / b:5.3f}")
+        torch = _optional("torch") if "torch" in libraries else None
+        if torch is not None:
+            print("# torch.compile guards checked on each call")
+            counts = guards(old, torch), guards(eyelike, torch)
+            for name in counts[0]:
+                print(f"{name:34s} old {counts[0][name]:4d}  new {counts[1][name]:4d}")
     return 0
 
 

@@ -60,3 +60,10 @@ def test_a_run_prints_every_case(tmp_path: Path) -> None:
 def test_an_unknown_revision_is_an_error(tmp_path: Path) -> None:
     with pytest.raises(subprocess.CalledProcessError):
         versus.unpack("no-such-revision-anywhere", tmp_path)
+
+
+def test_guards_are_counted() -> None:
+    torch = pytest.importorskip("torch")
+    counts = versus.guards(eyelike, torch)
+    assert len(counts) == 3
+    assert all(n > 0 for n in counts.values()), counts
