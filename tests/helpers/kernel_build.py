@@ -43,26 +43,12 @@ from eyelike._backends import cupy as _cupy
 from eyelike._backends.cupy import planning as cupy_plan
 from eyelike._validate.dtypes import ITEMSIZE  # bytes per element, by name
 
+from . import CUPY_DTYPES
+
 PINNED_CUPY = "14.2"  # the CuPy whose private code generation is used here
 ARCH = "sm_90"  # H200 (Hopper)
 
-DTYPES = [
-    "bool",
-    "int8",
-    "int16",
-    "int32",
-    "int64",
-    "uint8",
-    "uint16",
-    "uint32",
-    "uint64",
-    "float16",
-    "float32",
-    "float64",
-    "complex64",
-    "complex128",
-    "bfloat16",
-]
+DTYPES = CUPY_DTYPES  # every dtype the kernels are built for
 
 # Layout classes of the output, as CuPy sees it after `_reduce_dims`:
 # (ndim of the CArray and indexer, c_contiguous). "vector" is the fast path

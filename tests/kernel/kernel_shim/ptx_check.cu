@@ -97,34 +97,13 @@ typedef unsigned long long U;
 
 #include "eye.cuh"
 
-// The test may pass its own copies of the strings (-include a file that
-// defines these); the defaults are the backend's strings.
-#ifndef EYELIKE_OP_SCALAR
-#define EYELIKE_OP_SCALAR \
-  out = eyelike_value<T, I>((I)(i % mat_size), n_cols, k);
-#endif
-#ifndef EYELIKE_OP_PER_MATRIX
-#define EYELIKE_OP_PER_MATRIX                \
-  I b = (I)i / mat_size;                     \
-  out = eyelike_value<T, I>((I)i - b * mat_size, n_cols, kk[b]);
-#endif
-#ifndef EYELIKE_OP_VECTOR
-#define EYELIKE_OP_VECTOR                                                   \
-  eyelike_vector<T, U>(&out[0], (U)i, n, head, mat_size, mat_magic,         \
-                       mat_shift, step, step_magic, step_shift, comb, lo, \
-                       end, rep_lo, rep_hi);
-#endif
-#ifndef EYELIKE_OP_VECTOR_PER_MATRIX
-#define EYELIKE_OP_VECTOR_PER_MATRIX                                         \
-  eyelike_vector_batched_k<T, U>(&out[0], (U)i, n, head, mat_size,           \
-                                 mat_magic, mat_shift, step, step_magic,     \
-                                 step_shift, comb, n_rows, &kk[0]);
-#endif
-#ifndef EYELIKE_OP_VECTOR_PER_SMALL_MATRIX
-#define EYELIKE_OP_VECTOR_PER_SMALL_MATRIX                                   \
-  eyelike_vector_batched_k_small<T, U>(&out[0], (U)i, n, head, mat_size,     \
-                                       mat_magic, mat_shift, step, comb,     \
-                                       n_rows, &kk[0]);
+// The backend's operation strings, exactly as it holds them: the test makes
+// a header of them (tests/kernel/test_kernel_source.py, ops_header) and
+// passes it with -include. No copy here, which could drift from them.
+#if !defined(EYELIKE_OP_SCALAR) || !defined(EYELIKE_OP_PER_MATRIX) ||         \
+    !defined(EYELIKE_OP_VECTOR) || !defined(EYELIKE_OP_VECTOR_PER_MATRIX) || \
+    !defined(EYELIKE_OP_VECTOR_PER_SMALL_MATRIX)
+#error "compile with -include of the backend's operations (see ops_header)"
 #endif
 
 // One kernel per (output type, index type, operation). Local typedefs give
