@@ -212,3 +212,20 @@ def test_backends_are_made_in_the_registry_only(path: Path) -> None:
     for node in ast.walk(tree):
         if isinstance(node, ast.Call) and ast.unparse(node.func).endswith("Backend"):
             assert made_in.get(path.name) == path.parent.name, ast.unparse(node)
+
+
+def test_one_instance_per_generic_namespace_however_many() -> None:
+    """Bug: past 64 namespaces the generic path's instances were no longer
+    kept, so a namespace's own per-matrix k (or out) counted as another
+    library's, and was refused."""
+    import types
+
+    import array_api_strict
+
+    for i in range(80):
+        xp = types.ModuleType(f"eyelike_test_namespace_{i}")
+        xp.__array_namespace_info__ = array_api_strict.__array_namespace_info__  # type: ignore[attr-defined]
+        first = backend_of_namespace(xp)
+        assert isinstance(first, GenericBackend)
+        assert backend_of_namespace(xp) is first
+        assert first.name == xp.__name__

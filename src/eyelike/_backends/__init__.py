@@ -46,10 +46,10 @@ _BY_NAME: dict[str, type[Backend]] = {
     name: cls for cls in BACKENDS for name in cls.namespaces
 }
 # One instance per library (so backends compare by identity, whichever of
-# its namespaces named it), made on first use; one per generic namespace.
+# its namespaces named it), made on first use; one per generic namespace, by
+# its module's name (as many as the modules a process imports, never more).
 _INSTANCES: dict[type[Backend], Backend] = {NumPyBackend: DEFAULT, TorchBackend: TORCH}
 _GENERIC: dict[str, Backend] = {}
-_GENERIC_LIMIT = 64
 # Array class -> its backend, once recognised: finding the namespace of an
 # array costs more than the whole of a small call otherwise.
 _BY_ARRAY_TYPE: dict[type, Backend] = {np.ndarray: DEFAULT}
@@ -100,10 +100,7 @@ def _generic(xp: ModuleType) -> Backend:
             f"dask.array or array_api_strict; got {show(xp)}"
         )
         raise TypeError(msg)
-    found = GenericBackend(xp)
-    if len(_GENERIC) < _GENERIC_LIMIT:
-        found = _GENERIC.setdefault(xp.__name__, found)
-    return found
+    return _GENERIC.setdefault(xp.__name__, GenericBackend(xp))
 
 
 def backend_of_array(x: Any, name: str = "x") -> Backend:
