@@ -61,6 +61,7 @@ def cases(m: Any, libraries: set[str]) -> dict[str, Callable[[], Any]]:
             "numpy eye(3, k=1, dtype=float32)": lambda: m.eye(3, k=1, dtype=np.float32),
             "numpy eye(3, batch_shape=(4,))": lambda: m.eye(3, batch_shape=(4,)),
             "numpy eye_like 3x3": lambda: m.eye_like(x),
+            "numpy eye(3, out=)": lambda: m.eye(3, out=x),
         }
     torch = _optional("torch") if "torch" in libraries else None
     if torch is not None:
@@ -73,6 +74,7 @@ def cases(m: Any, libraries: set[str]) -> dict[str, Callable[[], Any]]:
             "torch eye(3)": lambda: m.eye(3, xp=torch),
             "torch eye_like 3x3": lambda: m.eye_like(t),
             "torch eye_like 4x3x3": lambda: m.eye_like(tb),
+            "torch eye(3, out=)": lambda: m.eye(3, out=t),
             "torch.compile x + eye_like(x)": lambda: compiled(tb),
         }
     jnp = _optional("jax.numpy") if "jax" in libraries else None
@@ -106,6 +108,9 @@ def guards(m: Any, torch: Any) -> dict[str, int]:
         ),
         "eye_like(x, k=per-matrix)": lambda x: (
             x + m.eye_like(x, k=torch.arange(x.shape[0]) % 3 - 1)
+        ),
+        "eye(n, out=empty_like(x))": lambda x: (
+            x + m.eye(x.shape[-1], batch_shape=x.shape[:-2], out=torch.empty_like(x))
         ),
     }
     log = io.StringIO()

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from ._backends import DEFAULT, backend_of_array, backend_of_namespace
+from ._backends import BACKENDS, DEFAULT, backend_of_array, backend_of_namespace
 from ._backends._base import Backend, Build
 from ._validate.integers import batch_shape as _batch_shape
 from ._validate.integers import dimension
@@ -31,7 +31,10 @@ def _validate_and_build(
 ) -> Any:
     """Check dtype, ``k``, size and ``out`` for ``backend``, then build."""
     if chunks is not None and "chunks" not in backend.takes:
-        msg = f"chunks is for Dask only; got chunks={show(chunks)} with {backend.name}"
+        which = " and ".join(n.capitalize() for n in _taking("chunks"))
+        msg = (
+            f"chunks is for {which} only; got chunks={show(chunks)} with {backend.name}"
+        )
         raise TypeError(msg)
     if order is not None:
         _check_order(order, backend, out)
@@ -53,8 +56,9 @@ def _check_order(order: Any, backend: Backend, out: Any) -> None:
         raise ValueError(msg)
     if "order" not in backend.takes:
         msg = (
-            f"order is for namespaces with a memory order (numpy, cupy, dask); "
-            f"{backend.name} has none; got order={order!r}"
+            f"order is for namespaces with a memory order "
+            f"({', '.join(_taking('order'))}); {backend.name} has none; got "
+            f"order={order!r}"
         )
         raise TypeError(msg)
     if out is not None:
@@ -66,7 +70,8 @@ def _check_k_library(k: Any, backend: Backend) -> None:
     """An array ``k`` (not host data) must be of the result's own library."""
     owner = backend_of_array(k, "k")
     if owner is not backend:
-        arrays = "NumPy" if backend.name == "numpy" else f"NumPy or {backend.name}"
+        # NumPy's arrays are host data, which every backend takes.
+        arrays = "NumPy" if backend is DEFAULT else f"NumPy or {backend.name}"
         where = f" (xp={owner.namespaces[0]})" if owner.namespaces else ""
         msg = (
             f"k is a {owner.name} array, but the result is made by "
@@ -75,6 +80,11 @@ def _check_k_library(k: Any, backend: Backend) -> None:
             f"{owner.name}{where}"
         )
         raise TypeError(msg)
+
+
+def _taking(keyword: str) -> list[str]:
+    """The names of the libraries that take ``keyword`` (for messages)."""
+    return [cls.name for cls in BACKENDS if keyword in cls.takes]
 
 
 def general_eye(

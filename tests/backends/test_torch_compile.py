@@ -139,3 +139,23 @@ def test_first_call_compiled_in_a_fresh_process() -> None:
         timeout=300,
     )
     assert done.stdout.split()[-1] == "2", done.stdout
+
+
+@pytest.mark.parametrize("dtype", ["float32", "int8", "float8_e4m3fn"])
+def test_a_dtype_looked_up_compiles_once(dtype: str) -> None:
+    """Bug: a dtype that takes the table (a name, a float8 type) was resolved
+    through the dtype cache while compiling: the entry the first call added
+    failed the second call's guard, which compiled again (and so would any
+    other call's new entry, a NumPy one included)."""
+    spelling = dtype if dtype != "float8_e4m3fn" else getattr(torch, dtype)
+
+    def fn(x: Any) -> Any:
+        return x + eyelike.eye(3, xp=torch, dtype=spelling).float()
+
+    torch._dynamo.reset()
+    counters.clear()
+    compiled = torch.compile(fn, fullgraph=True, backend="eager")
+    for n in range(4):
+        compiled(torch.zeros(3, 3))
+        eyelike.eye(2, dtype=["int16", "uint16", "float16", "int32"][n])  # cache grows
+    assert int(counters["stats"]["unique_graphs"]) == 1

@@ -53,7 +53,7 @@ def test_a_run_prints_every_case(tmp_path: Path) -> None:
         cwd=versus.ROOT, capture_output=True, text=True, check=True, timeout=300,
     )  # fmt: skip
     rows = [line for line in done.stdout.splitlines() if not line.startswith("#")]
-    assert len(rows) == 4, done.stdout
+    assert len(rows) == 5, done.stdout
     assert all(line.startswith("numpy ") for line in rows)
 
 
@@ -65,5 +65,5 @@ def test_an_unknown_revision_is_an_error(tmp_path: Path) -> None:
 def test_guards_are_counted() -> None:
     torch = pytest.importorskip("torch")
     counts = versus.guards(eyelike, torch)
-    assert len(counts) == 3
+    assert len(counts) == 4
     assert all(n > 0 for n in counts.values()), counts

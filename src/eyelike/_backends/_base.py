@@ -1,25 +1,24 @@
 """The backend contract: what eyelike must know of an array library.
 
 Each library is one subclass of `Backend` in its own module of this package
-(``numpy``, ``cupy``, ``torch``, ``jax``, ``dask``, ``array_api_strict``,
-and ``generic`` for any other Array API namespace), listed once in the
+(``generic`` for any other Array API namespace), listed once in the
 registry (this package's ``__init__``). The front end gets the backend of
 ``xp``, ``out`` or ``x`` from the registry, asks it about each argument in
-turn and then calls `Backend.eye`; it never asks which library it is
-talking to.
+turn, then calls `Backend.eye`; it never asks which library it talks to.
 
 The contract is twelve names. A backend declares three:
 
 - ``name``: the library's name in messages;
 - ``namespaces``: the names of its namespace modules, the library's own
-  first (what the command line imports), then its other spellings;
+  first (what the command line imports), then every other (those that
+  ``array_namespace`` gives for its arrays among them);
 - ``takes``: which of ``eye``'s keywords beyond the standard it honours
   (``"out"``: its arrays can be filled in place; ``"order"``; ``"chunks"``).
 
-It performs nine operations: `device`, `device_of`, `shape_of`, `dtype`,
-`offsets` and `check_output` check an argument each (raising the error that
-names it, before anything is allocated), `to_numpy` shows values on the
-host, and `small_eye` and `eye` build.
+It performs nine operations: `device`, `shape_of`, `dtype`, `offsets` and
+`check_output` check an argument each (raising the error that names it,
+before the output is allocated), `device_of` says where an array lives,
+`to_numpy` shows values on the host, and `small_eye` and `eye` build.
 
 Every default here is a generic Array API namespace's. A library overrides
 an operation it does differently, or one of the steps below that a default
@@ -27,14 +26,17 @@ operation takes (each used by that operation only):
 
 - ``_standard``: the module of array-api-compat's wrapper, where the
   library needs one to follow the standard (the namespace ``_xp``);
-- ``_dtype_table(device)``: the dtypes offered on a device (`dtype`);
+- ``_dtype_table(device)``: the dtypes offered on a device, and
+  ``_from_table(dtype, device, hint)``: the one of them ``dtype`` means
+  (`dtype`);
 - ``_index_dtype(device)``, ``_clamp(k, n_rows, n_cols)``: the index type,
   and a ``k`` array clamped into it (`offsets`);
 - ``_on_host(device)``, ``_scratch(n_rows, n_cols, k)``,
   ``_check_empty(shape, itemsize, on_host)``: memory, and the limits on a
   shape with no elements (`check_output`);
-- ``_out_strides(out)``: refuse an ``out`` the library would not let us
-  write, else give its strides (`check_output`).
+- ``_check_out(out)``: refuse an ``out`` the library would not let us
+  write, else give its strides; ``_same_device(have, want)``: whether an
+  ``out`` on ``have`` is on the device asked for (`check_output`).
 """
 
 from __future__ import annotations
@@ -48,8 +50,8 @@ from array_api_compat import device as array_device
 
 from .._validate import dtypes as _dtypes
 from .._validate import offsets as _offsets
-from .._validate import out as _out
 from .._validate import size as _size
+from .._validate.out import check_match, check_overlap
 from .._validate.size import check as check_size
 from .._validate.text import show
 from .reference import array_api_eye
@@ -65,10 +67,14 @@ class Build(NamedTuple):
     shape
         ``(*batch_shape, n_rows, n_cols)``.
     k
-        A Python int, or an integer array broadcastable to the batch
-        dimensions (`Backend.offsets`'s answer), within ``[-n_rows, n_cols]``.
-    dtype, device
-        The backend's own dtype object and device (None: its default).
+        `Backend.offsets`'s answer: a Python int, or an integer array
+        broadcastable to the batch dimensions, within ``[-n_rows, n_cols]``
+        (for sizes known only when the program runs, within the index
+        type's range).
+    dtype
+        The backend's own dtype object.
+    device
+        The backend's own device (None: its default).
     out
         The array to fill, or None for a fresh one.
     chunks
@@ -99,9 +105,8 @@ class Backend:
     _standard: ClassVar[str | None] = None
 
     def __init__(self, xp: Any = None) -> None:
-        # A named library imports its own namespace (it is imported already:
-        # an array or a namespace of it is in hand); the generic path is
-        # given the caller's.
+        # A named library imports its own namespace (already imported: an
+        # array or namespace of it is in hand); the generic one is given.
         if xp is None:
             xp = importlib.import_module(self._standard or self.namespaces[0])
         self._xp = xp
@@ -148,9 +153,7 @@ class Backend:
         TypeError
             ``dtype`` is not a numeric or bool dtype offered on ``device``.
         """
-        return _dtypes.cached(
-            (self, device), dtype, lambda: self._from_table(dtype, device)
-        )
+        return _dtypes.cached((self, device), dtype, self._from_table, device)
 
     def _from_table(self, dtype: Any, device: Any, hint: str = "") -> tuple[Any, int]:
         if dtype is None:
@@ -168,7 +171,8 @@ class Backend:
     def offsets(self, k: Any, batch: tuple[int, ...], n_rows: int, n_cols: int) -> Any:
         """``k`` checked and clamped into ``[-n_rows, n_cols]``: a Python int,
         an int64 NumPy array of host values, or an integer array of this
-        library, broadcastable to ``batch``.
+        library, broadcastable to ``batch``. (An array of another library is
+        refused before, by the front end, which knows them all.)
 
         Raises
         ------
@@ -235,12 +239,12 @@ class Backend:
         if "out" not in self.takes:
             msg = f"out: {self.name} arrays are immutable and cannot be filled in place"
             raise TypeError(msg)
-        _out.check_match(out, shape, build.dtype)
-        _out.check_overlap(tuple(out.shape), self._out_strides(out))
+        check_match(out, shape, build.dtype)
+        check_overlap(tuple(out.shape), self._check_out(out))
         if device is None:
             return
         have = self.device_of(out)
-        if have != device:
+        if not self._same_device(have, device):
             msg = f"out is on device {have}; device {show(device)} was asked for"
             raise ValueError(msg)
 
@@ -259,10 +263,12 @@ class Backend:
         # out every nonzero dimension, and must fit in int64.
         _size.refuse_span(shape, math.prod(d for d in shape if d) * itemsize, "bytes")
 
-    def _out_strides(self, out: Any) -> tuple[int, ...] | None:
-        # None: the library tells no strides (it copies on write, so
-        # nothing aliases).
+    def _check_out(self, out: Any) -> tuple[int, ...] | None:
+        # None: the library tells no strides (it copies on write).
         return None
+
+    def _same_device(self, have: Any, want: Any) -> bool:
+        return bool(have == want)
 
     # ------------------------------------------------------------ build
 

@@ -30,6 +30,10 @@ from .reference import check_index_fits
 __all__ = ["JaxBackend"]
 
 
+# Appended to the error for a standard dtype the device lacks.
+_X64_HINT = " (64-bit types need jax.config.update('jax_enable_x64', True))"
+
+
 class JaxBackend(Backend):
     """JAX: immutable arrays on CPU, GPU or TPU devices."""
 
@@ -71,11 +75,12 @@ class JaxBackend(Backend):
 
         # 64-bit types come and go with this flag.
         x64 = bool(jax.config.read("jax_enable_x64"))  # type: ignore[no-untyped-call, unused-ignore]
-        return _dtypes.cached(
-            (self, device, x64),
-            dtype,
-            lambda: self._from_table(dtype, device, _X64_HINT),
-        )
+        return _dtypes.cached((self, device, x64), dtype, self._from_table, device)
+
+    def _from_table(
+        self, dtype: Any, device: Any, hint: str = _X64_HINT
+    ) -> tuple[Any, int]:
+        return super()._from_table(dtype, device, hint)
 
     def _dtype_table(self, device: Any) -> dict[str, Any]:
         table = super()._dtype_table(_one_device(device))
@@ -150,8 +155,6 @@ class JaxBackend(Backend):
             raise MemoryError(msg)
 
 
-# Appended to the error for a standard dtype the device lacks.
-_X64_HINT = " (64-bit types need jax.config.update('jax_enable_x64', True))"
 # float8 types that jnp may offer (which ones depends on its version).
 _FLOAT8_NAMES = (
     "float8_e4m3fn",

@@ -67,7 +67,7 @@ class NumPyBackend(Backend):
     def _scratch(self, n_rows: int, n_cols: int, k: Any) -> int:
         return 0
 
-    def _out_strides(self, out: Any) -> tuple[int, ...] | None:
+    def _check_out(self, out: Any) -> tuple[int, ...] | None:
         if not out.flags.writeable:
             msg = "out is read-only"
             raise ValueError(msg)

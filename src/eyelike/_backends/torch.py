@@ -12,9 +12,10 @@ keeps them too):
 1. Nothing is made or filled on the first compiled call (it would fail the
    guards of the second, which compiles again): this backend has no state
    and exists from import, and torch itself is read from ``sys.modules``.
-2. No table (dict or set) is read on a tensor's path: each lookup is a
-   guard, and a table that grows fails it. Tensors, the namespace and
-   dtypes are known from names and from the dtype's own properties.
+2. No table that grows (a dict, a cache) is read on a tensor's path: each
+   lookup is a guard, which the next entry fails. Tensors, the namespace
+   and dtypes are known from names and the dtype's own properties; what is
+   read is fixed at import (a backend's ``takes``, a frozenset).
 3. A value is read through as few attributes as can be: each link of a
    chain (a module's constant, a property) is one more guard.
 """
@@ -126,6 +127,10 @@ class TorchBackend(Backend):
             and (device is None or device.type in ("cpu", "cuda", "meta"))
         ):
             return dtype, dtype.itemsize
+        if torch.compiler.is_compiling():
+            # Not the cache either, a table that grows (guard rule 2): the
+            # entry this call would add fails the next call's guard.
+            return self._from_table(dtype, device)
         return super().dtype(dtype, device)
 
     def _dtype_table(self, device: Any) -> dict[str, Any]:
@@ -147,18 +152,10 @@ class TorchBackend(Backend):
             wide = self._torch.where(wide < 0, n_cols, wide)
         return wide.clamp(-n_rows, n_cols)
 
-    def check_output(self, build: Build, itemsize: int) -> None:
-        want, out = build.device, build.out
+    def _same_device(self, have: Any, want: Any) -> bool:
         # torch.device("cuda") means the current CUDA device: an out of that
         # type is on it.
-        if (
-            out is not None
-            and want is not None
-            and want.index is None
-            and out.device.type == want.type
-        ):
-            build = build._replace(device=out.device)
-        super().check_output(build, itemsize)
+        return bool(have == want) or (want.index is None and have.type == want.type)
 
     def _on_host(self, device: Any) -> bool:
         return device is None or device.type == "cpu"
@@ -172,7 +169,7 @@ class TorchBackend(Backend):
     ) -> None:
         _size.refuse_span(shape, storage_span(shape), "elements")
 
-    def _out_strides(self, out: Any) -> tuple[int, ...] | None:
+    def _check_out(self, out: Any) -> tuple[int, ...] | None:
         if out.requires_grad:
             msg = "out requires grad: autograd cannot track an in-place fill of it"
             raise ValueError(msg)

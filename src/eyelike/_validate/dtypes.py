@@ -94,17 +94,18 @@ _CACHE_LIMIT = 1024
 
 
 def cached(
-    key: Any, dtype: Any, make: Callable[[], tuple[Any, int]]
+    key: Any, dtype: Any, make: Callable[[Any, Any], tuple[Any, int]], device: Any
 ) -> tuple[Any, int]:
-    """``make()``'s answer for the spelling ``dtype`` under ``key``, made once
-    and then remembered (made every time for an unhashable spelling)."""
+    """``make(dtype, device)``, the answer for the spelling ``dtype`` under
+    ``key``, made once and then remembered (each time for an unhashable
+    spelling)."""
     try:
         entry = (key, type(dtype), dtype)
         found = _CACHE.get(entry)
     except TypeError:
-        return make()
+        return make(dtype, device)
     if found is None:
-        found = make()
+        found = make(dtype, device)
         if len(_CACHE) < _CACHE_LIMIT:
             _CACHE[entry] = found
     return found

@@ -83,7 +83,7 @@ class CuPyBackend(Backend):
             lo, hi = max(-n_rows, info.min), min(n_cols, info.max)
             return cupy.clip(k, lo, hi, out=clamped)
 
-    def _out_strides(self, out: Any) -> tuple[int, ...] | None:
+    def _check_out(self, out: Any) -> tuple[int, ...] | None:
         # A misaligned store is a device fault that poisons the process's
         # CUDA context: refuse before any launch.
         # (An empty out is never stored to.)
