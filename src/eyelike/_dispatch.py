@@ -43,9 +43,10 @@ def _validate_and_build(
         _check_k_library(k, backend)
     offsets = backend.offsets(k, batch, n_rows, n_cols)
     shape = (*batch, n_rows, n_cols)
-    build = Build(shape, offsets, dtype, device, out, chunks, like, order or "C")
-    backend.check_output(build, itemsize)
-    return backend.eye(build)
+    backend.check_output(shape, dtype, itemsize, device, offsets, out)
+    return backend.eye(
+        Build(shape, offsets, dtype, device, out, chunks, like, order or "C")
+    )
 
 
 def _check_order(order: Any, backend: Backend, out: Any) -> None:

@@ -58,7 +58,6 @@ def test_a_device_of_a_type_only_takes_an_out_of_that_type() -> None:
     from types import SimpleNamespace
 
     from eyelike._backends import backend_of_namespace
-    from eyelike._backends._base import Build
 
     backend = backend_of_namespace(torch)
     out = SimpleNamespace(
@@ -68,8 +67,7 @@ def test_a_device_of_a_type_only_takes_an_out_of_that_type() -> None:
         stride=lambda: (2, 1),
         device=torch.device("cuda", 1),
     )
-    build = Build((2, 2), 0, torch.float32, torch.device("cuda"), out)
-    backend.check_output(build, 4)
+    backend.check_output((2, 2), torch.float32, 4, torch.device("cuda"), 0, out)
     for other in (torch.device("cuda", 0), torch.device("cpu"), torch.device("meta")):
         with pytest.raises(ValueError, match="out is on device cuda:1; device "):
-            backend.check_output(build._replace(device=other), 4)
+            backend.check_output((2, 2), torch.float32, 4, other, 0, out)

@@ -51,7 +51,7 @@ from array_api_compat import device as array_device
 from .._validate import dtypes as _dtypes
 from .._validate import offsets as _offsets
 from .._validate import size as _size
-from .._validate.out import check_match, check_overlap
+from .._validate.out import check_out
 from .._validate.size import check as check_size
 from .._validate.text import show
 from .reference import array_api_eye
@@ -67,14 +67,11 @@ class Build(NamedTuple):
     shape
         ``(*batch_shape, n_rows, n_cols)``.
     k
-        `Backend.offsets`'s answer: a Python int, or an integer array
-        broadcastable to the batch dimensions, within ``[-n_rows, n_cols]``
-        (for sizes known only when the program runs, within the index
-        type's range).
-    dtype
-        The backend's own dtype object.
-    device
-        The backend's own device (None: its default).
+        `Backend.offsets`'s answer: an int, or an integer array broadcastable
+        to the batch dimensions, within ``[-n_rows, n_cols]`` (or the index
+        type's range, for sizes known only when the program runs).
+    dtype, device
+        The backend's own dtype object, and device (None: its default).
     out
         The array to fill, or None for a fresh one.
     chunks
@@ -82,8 +79,8 @@ class Build(NamedTuple):
     like
         `eye_like`'s ``x``, or None.
     order
-        ``"C"`` or ``"F"``: the memory layout of a fresh result (only
-        backends that take ``"order"`` are asked for ``"F"``).
+        ``"C"`` or ``"F"``: a fresh result's memory layout (``"F"`` only
+        for backends that take ``"order"``).
     """
 
     shape: tuple[int, ...]
@@ -105,16 +102,14 @@ class Backend:
     _standard: ClassVar[str | None] = None
 
     def __init__(self, xp: Any = None) -> None:
-        # A named library imports its own namespace (already imported: an
-        # array or namespace of it is in hand); the generic one is given.
+        # A library's own (imported already: one of its arrays or
+        # namespaces is in hand); the generic path's is given.
         if xp is None:
             xp = importlib.import_module(self._standard or self.namespaces[0])
         self._xp = xp
 
     def __repr__(self) -> str:
         return f"<eyelike backend {self.name}>"
-
-    # ---------------------------------------------------------- devices
 
     def device(self, device: Any) -> Any:
         """Check a caller's ``device`` (not None); returns the value to pass on.
@@ -182,12 +177,12 @@ class Backend:
             ``k``'s shape does not broadcast to ``batch``.
         """
         plain = type(n_rows) is int and type(n_cols) is int
-        if type(k) is int and plain:  # the common call: no more than this
+        if plain and type(k) is int:  # the common call: no more than this
             return min(max(k, -n_rows), n_cols)
         if not _offsets.is_library_array(k):
-            # Sizes known only when the program runs cannot be compared with
-            # k (for torch, a guard of the program; for JAX, undecidable):
-            # the index type's range holds every size and keeps k's meaning.
+            # A size known only when the program runs is not compared with k
+            # (a guard of torch's program; undecidable for JAX): the index
+            # type's range holds it, and keeps k's meaning.
             if plain:
                 return _offsets.host_offsets(k, batch, (-n_rows, n_cols))
             limit = int(self._xp.iinfo(self._index_dtype(None)).max)
@@ -214,11 +209,19 @@ class Backend:
 
     # ----------------------------------------------------------- output
 
-    def check_output(self, build: Build, itemsize: int) -> None:
-        """Refuse a ``build`` this library cannot make here (its shape's size,
-        at ``itemsize`` bytes an element), or whose ``out`` cannot take it:
-        of another shape, dtype or device, read-only, or with elements that
-        share memory.
+    def check_output(
+        self,
+        shape: tuple[int, ...],
+        dtype: Any,
+        itemsize: int,
+        device: Any,
+        k: Any,
+        out: Any,
+    ) -> None:
+        """Refuse an output of ``shape`` this library cannot make here (at
+        ``itemsize`` bytes an element, with `offsets`'s ``k``), or an ``out``
+        (if not None) that cannot take it: of another shape, dtype or device,
+        read-only, or with elements that share memory.
 
         Raises
         ------
@@ -229,9 +232,8 @@ class Backend:
         MemoryError
             An output larger than this machine's memory (host backends).
         """
-        shape, device, out = build.shape, build.device, build.out
         on_host = self._on_host(device)
-        scratch = self._scratch(shape[-2], shape[-1], build.k)
+        scratch = self._scratch(shape[-2], shape[-1], k)
         if check_size(shape, itemsize, on_host, scratch):
             self._check_empty(shape, itemsize, on_host)
         if out is None:
@@ -239,8 +241,7 @@ class Backend:
         if "out" not in self.takes:
             msg = f"out: {self.name} arrays are immutable and cannot be filled in place"
             raise TypeError(msg)
-        check_match(out, shape, build.dtype)
-        check_overlap(tuple(out.shape), self._check_out(out))
+        check_out(out, shape, dtype, self._check_out)
         if device is None:
             return
         have = self.device_of(out)
@@ -264,8 +265,7 @@ class Backend:
         _size.refuse_span(shape, math.prod(d for d in shape if d) * itemsize, "bytes")
 
     def _check_out(self, out: Any) -> tuple[int, ...] | None:
-        # None: the library tells no strides (it copies on write).
-        return None
+        return None  # no strides told: it copies on write
 
     def _same_device(self, have: Any, want: Any) -> bool:
         return bool(have == want)

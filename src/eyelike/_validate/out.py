@@ -5,25 +5,30 @@ the library's own rules between.)"""
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
 from typing import Any
 
-__all__ = ["check_match", "check_overlap"]
+__all__ = ["check_out"]
 
 
-def check_match(out: Any, shape: tuple[int, ...], dtype: Any) -> None:
-    """Refuse an ``out`` of the wrong shape or dtype."""
+def check_out(
+    out: Any,
+    shape: tuple[int, ...],
+    dtype: Any,
+    strides_of: Callable[[Any], tuple[int, ...] | None],
+) -> None:
+    """Refuse an ``out`` of the wrong shape or dtype, one its library would
+    not let us write (``strides_of`` raises), or one whose elements share
+    memory (``strides_of`` gives its strides in elements; None: the library
+    copies on write, so nothing aliases)."""
     if tuple(out.shape) != shape:
         msg = f"out has shape {tuple(out.shape)}; the result needs {shape}"
         raise ValueError(msg)
     if out.dtype != dtype:
         msg = f"out has dtype {out.dtype}; the result needs {dtype}"
         raise TypeError(msg)
-
-
-def check_overlap(shape: tuple[int, ...], strides: tuple[int, ...] | None) -> None:
-    """Refuse an ``out`` whose elements share memory (``strides`` in
-    elements; None: the library copies on write, so nothing aliases)."""
-    if _overlaps_itself(shape, strides):
+    strides = strides_of(out)
+    if strides is not None and _overlaps_itself(shape, strides):
         msg = (
             f"out has elements that share memory (strides {strides} for shape "
             f"{shape}); it cannot hold an eye"
@@ -31,17 +36,17 @@ def check_overlap(shape: tuple[int, ...], strides: tuple[int, ...] | None) -> No
         raise ValueError(msg)
 
 
-def _overlaps_itself(shape: tuple[int, ...], strides: tuple[int, ...] | None) -> bool:
+def _overlaps_itself(shape: tuple[int, ...], strides: tuple[int, ...]) -> bool:
     """Whether two elements may share memory (conservative: a layout that is
     not a permutation of nested, non-overlapping strides counts as overlap)."""
-    if strides is None or math.prod(shape) <= 1:
+    if math.prod(shape) <= 1:
         return False
+    # By stride; equal strides of two dimensions overlap in either order.
     extent = 1
-    for size, stride in sorted(
-        ((n, abs(st)) for n, st in zip(shape, strides, strict=True) if n > 1),
-        key=lambda pair: pair[1],
+    for stride, size in sorted(
+        (abs(st), n) for n, st in zip(shape, strides, strict=True) if n > 1
     ):
         if stride < extent:
             return True
-        extent = stride * (size - 1) + extent
+        extent += stride * (size - 1)
     return False
