@@ -65,6 +65,7 @@ def test_a_device_of_a_type_only_takes_an_out_of_that_type() -> None:
         dtype=torch.float32,
         requires_grad=False,
         stride=lambda: (2, 1),
+        is_contiguous=lambda: True,
         device=torch.device("cuda", 1),
     )
     backend.check_output((2, 2), torch.float32, 4, torch.device("cuda"), 0, out)

@@ -159,3 +159,27 @@ def test_a_dtype_looked_up_compiles_once(dtype: str) -> None:
         compiled(torch.zeros(3, 3))
         eyelike.eye(2, dtype=["int16", "uint16", "float16", "int32"][n])  # cache grows
     assert int(counters["stats"]["unique_graphs"]) == 1
+
+
+@pytest.mark.parametrize(
+    "dynamic", [False, True, None], ids=["static", "dynamic", "auto"]
+)
+def test_out_under_compile(dynamic: bool | None) -> None:
+    """Bug: an ``out=`` under torch.compile(fullgraph=True) with symbolic
+    sizes failed to compile ("sort with non-constant keys": the overlap
+    check sorted its symbolic strides); a contiguous out has nothing to sort."""
+
+    def fn(x: Any) -> Any:
+        return eyelike.eye_like(x, k=1, out=torch.empty_like(x))
+
+    torch._dynamo.reset()
+    counters.clear()
+    compiled = torch.compile(fn, fullgraph=True, dynamic=dynamic, backend="eager")
+    for b in BATCHES:
+        x = torch.rand(b, 4, 4)
+        torch.testing.assert_close(compiled(x), fn(x), rtol=0, atol=0)
+    assert int(counters["stats"]["unique_graphs"]) <= (1 if dynamic else len(BATCHES))
+    # A view whose elements share memory is still refused, compiled or not.
+    shared = torch.zeros(4).expand(4, 4)
+    with pytest.raises(ValueError, match="share memory"):
+        torch.compile(lambda x: eyelike.eye(4, out=x), backend="eager")(shared)

@@ -35,7 +35,8 @@ operation takes (each used by that operation only):
   ``_check_empty(shape, itemsize, on_host)``: memory, and the limits on a
   shape with no elements (`check_output`);
 - ``_check_out(out)``: refuse an ``out`` the library would not let us
-  write, else give its strides; ``_same_device(have, want)``: whether an
+  write, else give its strides (None where no two elements can alias);
+  ``_same_device(have, want)``: whether an
   ``out`` on ``have`` is on the device asked for (`check_output`).
 """
 

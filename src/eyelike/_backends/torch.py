@@ -173,7 +173,9 @@ class TorchBackend(Backend):
         if out.requires_grad:
             msg = "out requires grad: autograd cannot track an in-place fill of it"
             raise ValueError(msg)
-        return tuple(out.stride())
+        # Contiguous, so no two elements alias: no strides to sort (which
+        # torch.compile cannot, when they are symbolic).
+        return None if out.is_contiguous() else tuple(out.stride())
 
     def to_numpy(self, x: Any) -> np.ndarray[Any, Any]:
         x = x.detach().cpu()

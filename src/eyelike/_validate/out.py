@@ -19,8 +19,8 @@ def check_out(
 ) -> None:
     """Refuse an ``out`` of the wrong shape or dtype, one its library would
     not let us write (``strides_of`` raises), or one whose elements share
-    memory (``strides_of`` gives its strides in elements; None: the library
-    copies on write, so nothing aliases)."""
+    memory (``strides_of`` gives its strides in elements; None where no two
+    elements can alias: contiguous, or a library that copies on write)."""
     if tuple(out.shape) != shape:
         msg = f"out has shape {tuple(out.shape)}; the result needs {shape}"
         raise ValueError(msg)
