@@ -16,7 +16,7 @@ from typing import Any, Literal
 
 import numpy as np
 
-from .._validate.dtypes import numpy_dtype
+from .._validate.dtypes import cached, numpy_entry
 from .._validate.size import known_shape
 from . import cupy as _cupy
 from . import numpy as _numpy
@@ -40,7 +40,7 @@ class DaskBackend(Backend):
         return known_shape(x, name, hint)
 
     def dtype(self, dtype: Any, device: Any) -> tuple[Any, int]:
-        return numpy_dtype("dask", dtype)
+        return cached("dask", dtype, numpy_entry, "dask")
 
     def _scratch(self, n_rows: int, n_cols: int, k: Any) -> int:
         return 0  # nothing is made until computed, chunk by chunk

@@ -25,7 +25,7 @@ import numpy as np
 from numpy.lib.stride_tricks import as_strided
 
 from .._validate import size as _size
-from .._validate.dtypes import numpy_dtype
+from .._validate.dtypes import cached, numpy_entry
 from .._validate.text import show
 from ._base import Backend, Build
 
@@ -59,7 +59,7 @@ class NumPyBackend(Backend):
         return "cpu"
 
     def dtype(self, dtype: Any, device: Any) -> tuple[Any, int]:
-        return numpy_dtype("numpy", dtype)
+        return cached("numpy", dtype, numpy_entry, "numpy")
 
     def _on_host(self, device: Any) -> bool:
         return True
@@ -99,7 +99,8 @@ class NumPyBackend(Backend):
             and n_rows * n_cols <= _SMALL_ELEMENTS
         ):
             return None
-        return eye_2d(n_rows, n_cols, k, numpy_dtype("numpy", dtype)[0])
+        dt = cached("numpy", dtype, numpy_entry, "numpy")[0]
+        return eye_2d(n_rows, n_cols, k, dt)
 
     def eye(self, build: Build) -> Any:
         return eye(build)

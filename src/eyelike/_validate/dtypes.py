@@ -28,7 +28,7 @@ __all__ = [
     "dtype_name",
     "from_numpy",
     "from_table",
-    "numpy_dtype",
+    "numpy_entry",
 ]
 
 # The standard's numeric dtypes plus the extras a library may have.
@@ -111,21 +111,12 @@ def cached(
     return found
 
 
-def numpy_dtype(library: str, dtype: Any) -> tuple[np.dtype[Any], int]:
-    """`from_numpy`, cached: for the libraries built on NumPy's dtypes, the
-    same on every device. (No closure for `cached`: NumPy's smallest calls
-    pay this on each call.)"""
-    try:
-        entry = (library, type(dtype), dtype)
-        found = _CACHE.get(entry)
-    except TypeError:
-        entry, found = None, None
-    if found is None:
-        dt = from_numpy(dtype, library)
-        found = (dt, dt.itemsize)
-        if entry is not None and len(_CACHE) < _CACHE_LIMIT:
-            _CACHE[entry] = found
-    return found
+def numpy_entry(dtype: Any, library: str) -> tuple[np.dtype[Any], int]:
+    """`from_numpy` and the item size: the answer, for `cached` (keyed by
+    ``library`` alone), of the libraries built on NumPy's dtypes, which are
+    the same on every device."""
+    dt = from_numpy(dtype, library)
+    return dt, dt.itemsize
 
 
 def clear_cache() -> None:

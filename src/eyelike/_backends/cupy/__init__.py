@@ -29,7 +29,7 @@ from typing import Any
 
 import numpy as np
 
-from ..._validate.dtypes import numpy_dtype
+from ..._validate.dtypes import cached, numpy_entry
 from ..._validate.text import show
 from .._base import Backend, Build
 from .constants import (
@@ -64,7 +64,7 @@ class CuPyBackend(Backend):
         raise ValueError(msg)
 
     def dtype(self, dtype: Any, device: Any) -> tuple[Any, int]:
-        dt, itemsize = numpy_dtype("cupy", dtype)
+        dt, itemsize = cached("cupy", dtype, numpy_entry, "cupy")
         return check_dtype(dt), itemsize
 
     def _scratch(self, n_rows: int, n_cols: int, k: Any) -> int:
