@@ -8,7 +8,8 @@ OpenVINO Eye-9 exactly.
 from . import onnx as onnx
 from . import openvino as openvino
 from ._core import eye, eye_like
+from ._validate.dtypes import DTypeError
 
-__all__ = ["__version__", "eye", "eye_like"]
+__all__ = ["DTypeError", "__version__", "eye", "eye_like"]
 
 __version__ = "0.1.0"

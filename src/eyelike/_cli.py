@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import importlib
+import os
 import re
 import sys
 from collections.abc import Sequence
@@ -25,6 +26,8 @@ LIBRARIES = {cls.name: cls.namespaces[0] for cls in _registry.BACKENDS}
 # value, never an option: eyelike has no option of that form. Python before
 # 3.13 takes "-1,2" for an unknown option ("-k: expected one argument")
 # because only plain numbers such as "-1" or "-1.5" count as negative.
+# Exit status where the output's reader closed it early.
+_BROKEN_PIPE = 128 + 13
 _NEGATIVE_VALUE = re.compile(r"-\.?\d")
 
 
@@ -212,7 +215,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     Returns
     -------
     int
-        0 on success. A usage error prints the usage and one
+        0 on success; 141 (128 + SIGPIPE, as a tool that signal stops)
+        where the reader of the output closed it early, without a message.
+        A usage error prints the usage and one
         ``eyelike: error: ...`` line naming the argument, and exits with
         status 2 (``SystemExit``).
     """
@@ -248,5 +253,12 @@ def main(argv: Sequence[str] | None = None) -> int:
         )
     except (TypeError, ValueError, MemoryError) as exc:
         parser.error(str(exc))
-    print(_show(result))
+    try:
+        print(_show(result), flush=True)
+    except BrokenPipeError:
+        # The reader closed early (``eyelike 3 | head -1``): quietly, as a
+        # command-line tool stopped by SIGPIPE, with its status. stdout goes
+        # to devnull, or Python's own flush at exit would fail again.
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return _BROKEN_PIPE
     return 0

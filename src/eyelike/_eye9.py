@@ -15,7 +15,12 @@ from array_api_compat import array_namespace
 from ._backends import DEFAULT, backend_of_array
 from ._backends._base import Backend
 from ._validate import dtypes as _dtypes
-from ._validate.integers import is_integer_scalar, is_time, within_int64
+from ._validate.integers import (
+    holds_no_values,
+    is_integer_scalar,
+    is_time,
+    within_int64,
+)
 from ._validate.text import show
 
 __all__ = ["batch", "output_dtype_name", "placement", "scalar"]
@@ -90,6 +95,12 @@ def _is_array(value: Any) -> bool:
     return hasattr(value, "shape") and not isinstance(value, np.generic)
 
 
+def _check_values(value: Any, name: str) -> None:
+    if holds_no_values(value):
+        msg = f"{name} must hold a value; got a meta tensor {show(value)}"
+        raise TypeError(msg)
+
+
 def _check_t_num(dtype: Any, name: str) -> None:
     dtype_name = _dtypes.dtype_name(dtype)
     if dtype_name not in _T_NUM:
@@ -118,6 +129,7 @@ def scalar(value: Any, name: str) -> tuple[int, Any]:
         )
         raise TypeError(msg)
     backend_of_array(value, name)
+    _check_values(value, name)
     _check_t_num(value.dtype, name)
     shape = tuple(value.shape)
     if shape not in ((), (1,)):
@@ -138,6 +150,7 @@ def batch(batch_shape: Any) -> tuple[tuple[int, ...], Any]:
         source = None
     elif _is_array(batch_shape):
         backend_of_array(batch_shape, "batch_shape")
+        _check_values(batch_shape, "batch_shape")
         _check_t_num(batch_shape.dtype, "batch_shape")
         shape = tuple(batch_shape.shape)
         if len(shape) != 1:

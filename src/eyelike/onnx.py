@@ -14,7 +14,7 @@ from typing import Any
 
 from . import _core
 from ._backends import backend_of_array
-from ._validate.dtypes import dtype_name
+from ._validate.dtypes import DTypeError, dtype_name
 from ._validate.integers import INT64_MAX, INT64_MIN, is_integer_scalar
 from ._validate.text import show
 
@@ -157,8 +157,8 @@ def eye_like(x: Any, *, dtype: int | None = None, k: int = 0) -> Any:
     name = _output_type(dtype)
     try:
         out_dtype, _ = backend.dtype(name, backend.device_of(x))
-    except TypeError as exc:
+    except DTypeError as exc:
         label = _enum_label(int(dtype))
         msg = f"dtype={int(dtype)} ({label}) is not available for {backend.name}: {exc}"
-        raise TypeError(msg) from None
+        raise DTypeError(msg) from None
     return _core.eye_like(x, k=offset, dtype=out_dtype)

@@ -14,6 +14,7 @@ from __future__ import annotations
 from typing import Any
 
 from . import _core, _eye9
+from ._validate.dtypes import DTypeError
 from ._validate.integers import (
     INT64_MAX,
     INT64_MIN,
@@ -121,9 +122,9 @@ def eye(
     )
     try:
         dtype, _ = backend.dtype(dtype_name, dev)
-    except TypeError as exc:
+    except DTypeError as exc:
         msg = f"output_type={show(output_type)} ({dtype_name}) is not available: {exc}"
-        raise TypeError(msg) from None
+        raise DTypeError(msg) from None
     return _core.eye(
         rows,
         cols,

@@ -233,8 +233,30 @@ def test_torch_bad_device() -> None:
 
 
 def test_public_errors_are_builtin() -> None:
-    # Callers catch TypeError/ValueError; no private exception types leak.
-    assert not [n for n in dir(eyelike) if n.endswith("Error")]
+    # Callers catch TypeError/ValueError; the one exception class of
+    # eyelike's own is both, and public.
+    assert [n for n in dir(eyelike) if n.endswith("Error")] == ["DTypeError"]
+    assert issubclass(eyelike.DTypeError, TypeError)
+    assert issubclass(eyelike.DTypeError, ValueError)
+
+
+@pytest.mark.parametrize(
+    "call",
+    [
+        lambda: eye(2, dtype="foo"),
+        lambda: eye(2, dtype=object),
+        lambda: eye(2, dtype="float8_e8m0fnu"),
+        lambda: eye_like(np.zeros((2, 2), dtype="U1")),
+    ],
+)
+def test_dtype_refusals_are_type_and_value_errors(call: Any) -> None:
+    """Bug: array-api-strict's own test_eye_errors expects ValueError for a
+    bad dtype, NumPy's callers TypeError; eyelike raised TypeError only.
+    Both now catch it."""
+    with pytest.raises(ValueError, match="dtype"):
+        call()
+    with pytest.raises(TypeError, match="dtype"):
+        call()
 
 
 @pytest.mark.parametrize("python_type", [bool, int, float, complex])

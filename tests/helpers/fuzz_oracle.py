@@ -157,6 +157,8 @@ def count_verdict(v: Any, name: str) -> Any:
     """A non-negative count: an int, an object with ``__index__``; no bool."""
     if isinstance(v, BoomIndex):
         return BOOM
+    if isinstance(v, np.ndarray) and v.ndim == 0:
+        v = v.tolist()  # its one value, under the same rule (ml_dtypes' int4 too)
     if is_bool_like(v) or not_a_number(v) or not known_shape(v):
         return Bad((TypeError,), (name,))
     try:
@@ -221,6 +223,8 @@ def k_verdict(v: Any, ns: str, batch: tuple[int, ...]) -> Any:
     Returns the offsets as Python ints (an int or an object array).
     """
     bad_type, bad_value = Bad((TypeError,), ("k",)), Bad((ValueError,), ("k",))
+    if isinstance(v, np.ndarray) and v.ndim == 0:
+        v = v.tolist()  # one offset, under the scalar rule (ml_dtypes' int4 too)
     if type(v) is int:
         return v
     if not_a_number(v):
@@ -313,6 +317,8 @@ def dtype_verdict(v: Any, ns: str, device: Any = None) -> Any:
         return default_dtype(ns, device)
     if isinstance(v, bool):
         return bad
+    if hasattr(v, "shape") and not isinstance(v, (type, np.dtype, np.generic)):
+        return bad  # an array is a value, whose dtype NumPy would read
     dt = np_dtype_quietly(v)
     if isinstance(dt, (Bad, str)):  # a Bad, or BOOM
         return dt

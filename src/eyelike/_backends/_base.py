@@ -33,7 +33,9 @@ operation takes (each used by that operation only):
   and a ``k`` array clamped into it (`offsets`);
 - ``_on_host(device)``, ``_scratch(n_rows, n_cols, k)``,
   ``_check_empty(shape, itemsize, on_host)``: memory, and the limits on a
-  shape with no elements (`check_output`);
+  shape with no elements; ``_traced_only()``: whether this call only
+  traces shapes (allocating nothing now), asked of an output larger than
+  this machine's memory (`check_output`);
 - ``_check_out(out)``: refuse an ``out`` the library would not let us
   write, else give its strides (None where no two elements can alias);
   ``_same_device(have, want)``: whether an
@@ -235,7 +237,15 @@ class Backend:
         """
         on_host = self._on_host(device)
         scratch = self._scratch(shape[-2], shape[-1], k)
-        if check_size(shape, itemsize, on_host, scratch):
+        try:
+            empty = check_size(shape, itemsize, on_host, scratch)
+        except MemoryError:
+            # Memory is judged where it is allocated: a shape only traced
+            # (jax.eval_shape, a FakeTensorMode...) allocates nothing here.
+            if not self._traced_only():
+                raise
+            empty = False
+        if empty:
             self._check_empty(shape, itemsize, on_host)
         if out is None:
             return
@@ -252,6 +262,10 @@ class Backend:
 
     def _on_host(self, device: Any) -> bool:
         # Nothing tells where a generic namespace's devices are: no check.
+        return False
+
+    def _traced_only(self) -> bool:
+        # Asked only of an output too large for this machine.
         return False
 
     def _scratch(self, n_rows: int, n_cols: int, k: Any) -> int:

@@ -6,6 +6,7 @@ from typing import Any
 
 import numpy as np
 
+from .._validate.dtypes import DTypeError
 from .._validate.text import show
 from ._base import Backend
 
@@ -39,7 +40,7 @@ class ArrayApiStrictBackend(Backend):
                     f"Python type as a dtype (the standard has none); use "
                     f"array_api_strict.{name} or the name {name!r}"
                 )
-                raise TypeError(msg)
+                raise DTypeError(msg)
         return super().dtype(dtype, device)
 
     def to_numpy(self, x: Any) -> np.ndarray[Any, Any]:

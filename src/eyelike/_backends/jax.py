@@ -100,6 +100,14 @@ class JaxBackend(Backend):
             return bool(jax.default_backend() == "cpu")
         return all(d.platform == "cpu" for d in _devices_of(device))
 
+    def _traced_only(self) -> bool:
+        # Under jit, vmap, eval_shape or export every jnp call is traced,
+        # and makes a tracer: the output is then XLA's to allocate, when
+        # (and where) the program runs.
+        import jax
+
+        return isinstance(self._xp.zeros(()), jax.core.Tracer)
+
     def _scratch(self, n_rows: int, n_cols: int, k: Any) -> int:
         return 0  # one fused computation: the output is all it writes
 

@@ -106,6 +106,12 @@ class TorchBackend(Backend):
         return dev
 
     def shape_of(self, x: Any, name: str) -> tuple[int, ...]:
+        if x.is_nested:
+            msg = (
+                f"{name} is a nested tensor: its matrices have no one shape; "
+                f"give each its own eye (or x.to_padded_tensor(0))"
+            )
+            raise ValueError(msg)
         # Always known; under torch.compile(dynamic=True) its entries are
         # symbolic ints, which stay symbolic here. A torch.Size is a tuple.
         return x.shape  # type: ignore[no-any-return]
@@ -143,6 +149,34 @@ class TorchBackend(Backend):
                 table.setdefault(name, dt)
         return table
 
+    def offsets(self, k: Any, batch: tuple[int, ...], n_rows: int, n_cols: int) -> Any:
+        if isinstance(k, np.ndarray) and k.ndim and self._torch.compiler.is_compiling():
+            # torch.compile traces a NumPy array as a tensor, whose dtype it
+            # reads only as one: checked and clamped as a tensor k.
+            k = self._torch.as_tensor(k)
+        return super().offsets(k, batch, n_rows, n_cols)
+
+    def check_output(
+        self,
+        shape: tuple[int, ...],
+        dtype: Any,
+        itemsize: int,
+        device: Any,
+        k: Any,
+        out: Any,
+    ) -> None:
+        if type(k) is not int and getattr(k, "is_meta", False) is True:
+            where = self._torch.get_default_device() if device is None else device
+            if where.type != "meta":
+                # Its values cannot be read onto the result's device.
+                msg = (
+                    f"k is a meta tensor, which holds no values, but the result "
+                    f"is made on {where}: give k on that device, or make the "
+                    f"result on the meta device"
+                )
+                raise ValueError(msg)
+        super().check_output(shape, dtype, itemsize, device, k, out)
+
     def _clamp(self, k: Any, n_rows: int, n_cols: int) -> Any:
         # In int64 first: torch's CPU kernels lack clamp for uint16-64, and
         # bounds beyond a narrow type would not fit it. uint64 values
@@ -160,6 +194,16 @@ class TorchBackend(Backend):
     def _on_host(self, device: Any) -> bool:
         return device is None or device.type == "cpu"
 
+    def _traced_only(self) -> bool:
+        # torch.export, a FakeTensorMode, or a meta default device: tensors
+        # without storage. (torch.compile's program allocates when it runs,
+        # here: checked while tracing, as eagerly.)
+        torch = self._torch
+        if torch.compiler.is_compiling():
+            return bool(torch.compiler.is_exporting())
+        probe = torch.empty(0)
+        return type(probe) is not torch.Tensor or bool(probe.is_meta)
+
     def _scratch(self, n_rows: int, n_cols: int, k: Any) -> int:
         # A per-matrix k takes the generic path, with its (R, C) temporaries.
         return 0 if isinstance(k, int) else super()._scratch(n_rows, n_cols, k)
@@ -170,8 +214,30 @@ class TorchBackend(Backend):
         _size.refuse_span(shape, storage_span(shape), "elements")
 
     def _check_out(self, out: Any) -> tuple[int, ...] | None:
-        if out.requires_grad:
-            msg = "out requires grad: autograd cannot track an in-place fill of it"
+        # What torch itself would refuse only once writing had begun.
+        torch = self._torch
+        if out.is_nested or out.layout is not torch.strided:
+            msg = (
+                f"out must be a dense (strided) tensor; got a "
+                f"{'nested' if out.is_nested else str(out.layout)} tensor"
+            )
+            raise TypeError(msg)
+        if (
+            not torch.compiler.is_compiling()  # which cannot ask (a graph break)
+            and out.is_inference()
+            and not torch.is_inference_mode_enabled()
+        ):
+            msg = (
+                "out is an inference tensor (made under torch.inference_mode): "
+                "torch lets it be written only inside inference_mode"
+            )
+            raise ValueError(msg)
+        if out.requires_grad and torch.is_grad_enabled():
+            msg = (
+                "out requires grad: autograd cannot track an in-place fill of "
+                "it (under torch.no_grad() it can be filled, as "
+                "torch.nn.init.eye_ fills a weight)"
+            )
             raise ValueError(msg)
         # Contiguous, so no two elements alias: no strides to sort (which
         # torch.compile cannot, when they are symbolic).
@@ -205,7 +271,9 @@ class TorchBackend(Backend):
             return scalar_k(torch, shape, k, dtype, None, None)
         # ``like`` exists, so torch can make its shape: only the rank and
         # the size count (not symbolic, as under torch.compile(dynamic=True),
-        # nor empty).
+        # nor empty), and a nested tensor has none.
+        if like.is_nested:
+            return None
         shape = like.shape
         n = like.numel()
         if (

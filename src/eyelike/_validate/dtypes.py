@@ -11,7 +11,6 @@ common call pays one dictionary lookup.
 from __future__ import annotations
 
 import re
-import warnings
 from collections.abc import Callable
 from typing import Any
 
@@ -24,6 +23,7 @@ __all__ = [
     "ITEMSIZE",
     "NO_ZERO",
     "STANDARD_NAMES",
+    "DTypeError",
     "cached",
     "dtype_name",
     "from_numpy",
@@ -82,6 +82,13 @@ _PARSE_ERRORS = (TypeError, ValueError, SyntaxError, OverflowError, RecursionErr
 # Names of ml_dtypes' types (bfloat16, float8_e4m3fn, int4, complex32, ...),
 # for the hint when it is not installed.
 _ML_DTYPES_NAME = re.compile(r"bfloat16|float[4-8]_e\w+|u?int[124]|b?complex32")
+# Spellings NumPy reads only with a DeprecationWarning (NumPy 2's 'a' for
+# bytes; NumPy 1.2x's aliases ending in 0, and bool8): refused as unreadable
+# before NumPy sees them. No warning filter is set around the parse: a
+# `warnings.catch_warnings` block rewrites the process-wide filter list,
+# which is not thread-safe, and one thread's "error" filter can be left
+# behind for the whole program.
+_DEPRECATED_SPELLING = re.compile(r"[<>=|]?(a\d*|(u?int|object|str|bytes|void)0|bool8)")
 # dtypes whose value set has no exact 0 (or no 1): they cannot hold an eye.
 NO_ZERO = frozenset({"float8_e8m0fnu"})
 
@@ -91,6 +98,17 @@ NO_ZERO = frozenset({"float8_e8m0fnu"})
 # when compared with NumPy's) never meet.
 _CACHE: dict[tuple[Any, ...], tuple[Any, int]] = {}
 _CACHE_LIMIT = 1024
+
+
+class DTypeError(TypeError, ValueError):
+    """A ``dtype`` eyelike cannot make an eye of: not a dtype, or not a
+    numeric or bool dtype of the library on that device.
+
+    Both a `TypeError` (NumPy's and torch's error for a bad dtype) and a
+    `ValueError` (the Array API standard's libraries', array-api-strict's
+    among them), so that code written against either catches it, as
+    NumPy's ``AxisError`` is both a `ValueError` and an `IndexError`.
+    """
 
 
 def cached(
@@ -129,11 +147,11 @@ def _parse(spec: Any) -> np.dtype[Any] | None:
     (it warns then: an array as a dtype, a deprecated alias such as 'a3')."""
     if isinstance(spec, np.dtype):
         return spec
+    if isinstance(spec, str) and _DEPRECATED_SPELLING.fullmatch(spec):
+        return None
     try:
-        with warnings.catch_warnings():
-            warnings.simplefilter("error", DeprecationWarning)
-            parsed: np.dtype[Any] = np.dtype(spec)
-    except (*_PARSE_ERRORS, DeprecationWarning):
+        parsed: np.dtype[Any] = np.dtype(spec)
+    except (*_PARSE_ERRORS, DeprecationWarning):  # the latter: warnings as errors
         return None
     return parsed
 
@@ -156,26 +174,34 @@ def _exact_zero_and_one(dt: np.dtype[Any]) -> np.dtype[Any]:
     is_ml = dt.type.__module__ == "ml_dtypes"
     if dt.kind not in "biufc" and not is_ml:
         msg = f"dtype must be a numeric or bool dtype; got {dt!r} ({dt.name})"
-        raise TypeError(msg)
+        raise DTypeError(msg)
     if is_ml:
         # Values a narrow format cannot hold exactly make a wrong "identity".
         zero, one = dt.type(0), dt.type(1)
         if dt.name in NO_ZERO or complex(zero) != 0 or complex(one) != 1:
             msg = f"dtype {dt.name} cannot represent 0 and 1 exactly, so no eye"
-            raise TypeError(msg)
+            raise DTypeError(msg)
     return dt
+
+
+def _refuse_value(dtype: Any) -> None:
+    """Refuse a bool, or an array (of any library) given as a dtype: NumPy
+    would read its ``.dtype``, some libraries' silently."""
+    # The type test first: torch.compile cannot trace hasattr of a NumPy
+    # dtype or type.
+    if isinstance(dtype, bool) or (
+        not isinstance(dtype, (str, type, np.dtype, np.generic))
+        and hasattr(dtype, "shape")
+    ):
+        msg = f"dtype must be a dtype or dtype name, not a value; got {show(dtype)}"
+        raise DTypeError(msg)
 
 
 def from_numpy(dtype: Any, library: str) -> np.dtype[Any]:
     """A NumPy dtype (ml_dtypes' included) for a library built on them."""
     if dtype is None:
         return np.dtype(np.float64)
-    if isinstance(dtype, bool) or (
-        hasattr(dtype, "shape") and not isinstance(dtype, (type, np.dtype, np.generic))
-    ):
-        # NumPy would read an array's (or scalar's) dtype, with a warning.
-        msg = f"dtype must be a dtype or dtype name, not a value; got {show(dtype)}"
-        raise TypeError(msg)
+    _refuse_value(dtype)
     dt = _parse(dtype)
     if dt is None:
         name = dtype_name(dtype)
@@ -196,7 +222,7 @@ def from_numpy(dtype: Any, library: str) -> np.dtype[Any]:
                     " without ml_dtypes, which has it: install "
                     "eyelike[ml-dtypes] (pip install 'eyelike[ml-dtypes]')"
                 )
-        raise TypeError(msg)
+        raise DTypeError(msg)
     return _exact_zero_and_one(dt)
 
 
@@ -204,6 +230,7 @@ def from_table(
     dtype: Any, table: dict[str, Any], library: str, hint: str = ""
 ) -> tuple[Any, int]:
     """The entry of ``table`` (name -> dtype object) that ``dtype`` means."""
+    _refuse_value(dtype)
     found = None
     for name, candidate in table.items():
         # Compare like with like only: array-api-strict warns when its dtypes
@@ -219,8 +246,8 @@ def from_table(
             f"device{hint if found in STANDARD_NAMES else ''}; allowed: "
             f"{', '.join(sorted(n for n in table if n not in NO_ZERO))}"
         )
-        raise TypeError(msg)
+        raise DTypeError(msg)
     if found in NO_ZERO:
         msg = f"dtype {found} cannot represent 0 and 1 exactly, so no eye"
-        raise TypeError(msg)
+        raise DTypeError(msg)
     return table[found], ITEMSIZE.get(found, 1)

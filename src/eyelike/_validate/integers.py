@@ -24,12 +24,12 @@ __all__ = [
     "MAX_BATCH_DIMS",
     "batch_shape",
     "dimension",
+    "holds_no_values",
     "index_or_none",
     "is_bool_like",
     "is_integer_scalar",
     "is_symbolic",
     "is_time",
-    "nesting_depth",
     "not_data",
     "within_int64",
 ]
@@ -70,7 +70,17 @@ def index_or_none(value: Any) -> int | None:
     A caller's own ``__index__`` may raise anything; only ``TypeError`` means
     "not an integer": other exceptions pass through unchanged.
     """
-    if is_bool_like(value) or not_data(value) or is_time(value):
+    if isinstance(value, np.ndarray) and value.ndim == 0:
+        # Its one value, under the same rule (a bool array stays a bool).
+        # (torch.compile traces NumPy scalars as 0-d arrays, whose dtype it
+        # cannot read but whose value it can.)
+        value = value.tolist()
+    if (
+        is_bool_like(value)
+        or not_data(value)
+        or is_time(value)
+        or holds_no_values(value)
+    ):
         return None
     if not all(isinstance(d, int) for d in getattr(value, "shape", ())):
         return None  # a lazy array of unknown size is no integer yet
@@ -80,26 +90,9 @@ def index_or_none(value: Any) -> int | None:
         return None
 
 
-def nesting_depth(value: Any, limit: int) -> int:
-    """How many levels of lists and tuples ``value`` nests (0: none), counted
-    no further than ``limit + 1``.
-
-    Level by level, without recursion, each distinct object once per level:
-    a list nested thousands of levels deep, or one that holds itself, costs
-    ``limit + 1`` levels, where NumPy's conversion or a ``repr`` would
-    overflow the stack.
-    """
-    depth, level = 0, [value]
-    while depth <= limit:
-        inner: dict[int, Any] = {}
-        for item in level:
-            if isinstance(item, (list, tuple)):
-                inner.update((id(v), v) for v in item)
-        if not any(isinstance(item, (list, tuple)) for item in level):
-            return depth
-        depth += 1
-        level = list(inner.values())
-    return depth
+def holds_no_values(value: Any) -> bool:
+    """An array with a shape but no values to read: a meta tensor."""
+    return getattr(value, "is_meta", False) is True
 
 
 def within_int64(value: int, name: str, limit_text: str = "at most 2**63 - 1") -> int:
@@ -117,10 +110,11 @@ def is_symbolic(value: Any) -> bool:
     """A size known only when the program runs: a torch ``SymInt``
     (``torch.export``, ``torch.compile(dynamic=True)``) or a JAX symbolic
     dimension (``jax.export``). Known by its class, importing neither."""
+    # (``startswith``, not ``partition``: torch.compile traces the one.)
     cls = type(value)
-    root = cls.__module__.partition(".")[0]
-    return (cls.__name__ == "SymInt" and root == "torch") or (
-        cls.__name__ == "_DimExpr" and root == "jax"
+    name = cls.__name__
+    return (name == "SymInt" and cls.__module__ == "torch") or (
+        name == "_DimExpr" and cls.__module__.startswith("jax.")
     )
 
 
@@ -170,6 +164,11 @@ def batch_shape(value: Any, name: str = "batch_shape") -> tuple[int, ...]:
         msg = f"{name} must be an int or a sequence of ints; got {show(value)}"
         raise TypeError(msg)
     shape = getattr(value, "shape", None)
+    if holds_no_values(value):
+        msg = (
+            f"{name} must hold values; got a meta tensor of shape {tuple(shape or ())}"
+        )
+        raise TypeError(msg)
     if shape is not None:
         if not all(isinstance(d, int) for d in shape):  # a lazy array
             msg = f"{name} must have a known shape; got {tuple(shape)}"
@@ -185,7 +184,11 @@ def batch_shape(value: Any, name: str = "batch_shape") -> tuple[int, ...]:
         if shape[0] > MAX_BATCH_DIMS:
             items = value
         elif hasattr(value, "tolist"):
-            items = value.tolist()
+            try:
+                items = value.tolist()
+            except TypeError:  # no values to read yet (a tracer of JAX's jit)
+                msg = f"{name} must hold known values; got {show(value)}"
+                raise TypeError(msg) from None
         else:  # e.g. array-api-strict: its 0-D entries have __index__
             items = [value[i] for i in range(shape[0])]
     elif isinstance(value, Sequence):

@@ -13,11 +13,12 @@ from typing import Any
 import numpy as np
 
 from .integers import (
+    INT64_MAX,
+    INT64_MIN,
     MAX_BATCH_DIMS,
     index_or_none,
     is_bool_like,
     is_time,
-    nesting_depth,
     not_data,
 )
 from .text import show
@@ -48,26 +49,19 @@ def host_offsets(
     if not_data(k) or is_time(k):
         msg = f"k must be an integer or an integer array; got {show(k)}"
         raise TypeError(msg)
+    if isinstance(k, np.ndarray) and k.ndim == 0:
+        # One offset for every matrix, read under the scalar rule. (Also
+        # how torch.compile presents a NumPy scalar, whose dtype it cannot
+        # read: as a 0-d array.)
+        k = k.tolist()
     if not isinstance(k, (list, tuple, np.ndarray)):
         return min(max(_scalar(k), lo), hi)
-    if (
-        isinstance(k, (list, tuple))
-        and nesting_depth(k, MAX_BATCH_DIMS) > MAX_BATCH_DIMS
-    ):
-        # Refused before NumPy reads it: a deeper nest overflows its
-        # conversion, or becomes an array of lists. (A shallower one that is
-        # still too deep is refused below, with its shape.)
-        rank = len(batch)
-        msg = (
-            f"k is nested more than {MAX_BATCH_DIMS} levels deep; one offset per "
-            f"matrix broadcasts to batch_shape {batch} with at most {rank} "
-            f"level{'' if rank == 1 else 's'} of nesting"
-        )
-        raise ValueError(msg)
-    arr = _host_array(k)
+    if isinstance(k, np.ndarray):
+        arr = _clamp_array(k, lo, hi)
+    else:
+        arr = _sequence(k, batch, lo, hi)
     check_broadcast(arr.shape, batch)
-    clamped = _clamp_host(arr, lo, hi)
-    return int(clamped) if clamped.ndim == 0 else clamped
+    return arr
 
 
 def refuse_dtype(k: Any, integral: bool) -> None:
@@ -111,39 +105,69 @@ def _scalar(k: Any) -> int:
     return v
 
 
-def _host_array(k: Any) -> np.ndarray[Any, Any]:
-    """A NumPy integer (or object-of-int) array from a NumPy array or sequence."""
-    if isinstance(k, np.ndarray):
-        if k.dtype.kind not in "iu":
-            msg = f"k must be an integer array; got dtype {k.dtype}"
-            raise TypeError(msg)
-        return k
-    # dtype=object: NumPy would silently turn [2**63, -1] into floats.
-    try:
-        arr = np.asarray(k, dtype=object)
-    except TypeError:  # an entry NumPy cannot hold at all
-        msg = f"k must hold integers only; got {show(k)}"
-        raise TypeError(msg) from None
-    except ValueError:
-        msg = f"k must be a rectangular sequence of integers; got {show(k)}"
-        raise ValueError(msg) from None
-    entries = []
-    for v in arr.ravel().tolist():
-        entry = index_or_none(v)
-        if entry is None:  # at the first: later entries' __index__ never runs
+def _clamp_array(k: np.ndarray[Any, Any], lo: int, hi: int) -> np.ndarray[Any, Any]:
+    """A NumPy integer array, clamped into ``[lo, hi]`` as int64."""
+    if k.dtype.kind not in "iu":
+        msg = f"k must be an integer array; got dtype {k.dtype}"
+        raise TypeError(msg)
+    info = np.iinfo(k.dtype)
+    clipped: np.ndarray[Any, Any] = np.clip(k, max(lo, info.min), min(hi, info.max))
+    return clipped.astype(np.int64)
+
+
+def _sequence(
+    k: list[Any] | tuple[Any, ...], batch: tuple[int, ...], lo: int, hi: int
+) -> np.ndarray[Any, Any]:
+    """A (nested) sequence of integers as an int64 array clamped into
+    ``[lo, hi]``.
+
+    Read in Python, not by ``np.asarray``: NumPy would take bools as ints
+    and silently turn ints past int64 into floats. The common case, plain
+    ints, costs a few passes at C speed (a type set, ``min``, ``max``);
+    other entries go one by one through the integer rule. (torch.compile
+    traces all of it: no object arrays.)
+    """
+    shape, flat = _flatten(k, batch)
+    if not set(map(type, flat)) <= {int}:
+        entries = []
+        for v in flat:
+            entry = index_or_none(v)
+            if entry is None:  # at the first: later entries' __index__ never runs
+                msg = f"k must hold integers only; got {show(k)}"
+                raise TypeError(msg)
+            entries.append(entry)
+        flat = entries
+    if flat and not (min(flat) >= INT64_MIN and max(flat) <= INT64_MAX):
+        flat = [min(max(v, lo), hi) for v in flat]
+    clamped: np.ndarray[Any, Any] = np.clip(np.array(flat, dtype=np.int64), lo, hi)
+    return clamped.reshape(shape)
+
+
+def _flatten(
+    k: list[Any] | tuple[Any, ...], batch: tuple[int, ...]
+) -> tuple[tuple[int, ...], list[Any]]:
+    """The shape of a nest of lists and tuples, rectangular down to its
+    last level, and that level's entries in order (row-major)."""
+    shape: list[int] = []
+    level: list[Any] = [k]
+    while level and isinstance(level[0], (list, tuple)):
+        if len(shape) == MAX_BATCH_DIMS:
+            # Deeper than any batch (or a list that holds itself): refused
+            # before NumPy or a repr meets it, which would overflow the stack.
+            rank = len(batch)
+            msg = (
+                f"k is nested more than {MAX_BATCH_DIMS} levels deep; one offset per "
+                f"matrix broadcasts to batch_shape {batch} with at most {rank} "
+                f"level{'' if rank == 1 else 's'} of nesting"
+            )
+            raise ValueError(msg)
+        if not all(isinstance(v, (list, tuple)) for v in level):
             msg = f"k must hold integers only; got {show(k)}"
             raise TypeError(msg)
-        entries.append(entry)
-    arr.ravel()[:] = entries
-    return arr
-
-
-def _clamp_host(arr: np.ndarray[Any, Any], lo: int, hi: int) -> np.ndarray[Any, Any]:
-    if arr.dtype == object:
-        flat = [min(max(int(v), lo), hi) for v in arr.ravel().tolist()]
-        shaped: np.ndarray[Any, Any] = np.reshape(np.array(flat, np.int64), arr.shape)
-        return shaped
-    info = np.iinfo(arr.dtype)
-    clipped: np.ndarray[Any, Any] = np.clip(arr, max(lo, info.min), min(hi, info.max))
-    as_int64: np.ndarray[Any, Any] = clipped.astype(np.int64)
-    return as_int64
+        n = len(level[0])
+        if not all(len(v) == n for v in level):  # entries that are lists
+            msg = f"k must be a rectangular sequence of integers; got {show(k)}"
+            raise TypeError(msg)
+        shape.append(n)
+        level = [v for seq in level for v in seq]
+    return tuple(shape), level

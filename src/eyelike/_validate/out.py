@@ -21,13 +21,15 @@ def check_out(
     not let us write (``strides_of`` raises), or one whose elements share
     memory (``strides_of`` gives its strides in elements; None where no two
     elements can alias: contiguous, or a library that copies on write)."""
+    # The library's own refusals first: one may be of an array with no
+    # shape to compare (torch's nested tensors).
+    strides = strides_of(out)
     if tuple(out.shape) != shape:
         msg = f"out has shape {tuple(out.shape)}; the result needs {shape}"
         raise ValueError(msg)
     if out.dtype != dtype:
         msg = f"out has dtype {out.dtype}; the result needs {dtype}"
         raise TypeError(msg)
-    strides = strides_of(out)
     if strides is not None and _overlaps_itself(shape, strides):
         msg = (
             f"out has elements that share memory (strides {strides} for shape "

@@ -1,0 +1,565 @@
+"""The conformance matrix's two tables: every argument form the docs name,
+and every execution mode each namespace promises; and the refusals made on
+purpose, each with its reason.
+
+A cell is (namespace, mode, parameter, form): the base call
+``eye(3, 4, batch_shape=(1, 2), k=1, dtype=<float32>, xp=<namespace>)`` (or
+``eye_like`` of a (1, 2, 3, 4) array) with that one parameter given in that
+form, run in that mode. It must give the eager NumPy oracle's values, dtype
+and shape on the right device, or be a refusal listed in `REFUSALS`: a
+TypeError or ValueError naming the parameter, with nothing written.
+``docs/guide/conformance.rst`` holds the tables as rendered here
+(`render`); a test keeps the two equal.
+"""
+
+from __future__ import annotations
+
+import contextlib
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+
+# The base call's plain values; a form replaces one of them.
+ROWS, COLS, BATCH, K = 3, 4, (1, 2), 1
+
+
+@dataclass(frozen=True)
+class Form:
+    """One way the docs let a caller spell one parameter.
+
+    ``make(lib)`` gives the value for namespace module ``lib``; ``plain`` is
+    what it means (the oracle's input): a count, a batch tuple, an offset
+    (int or nested list), a dtype name, or for ``out``/``device`` None.
+    ``only``: the namespaces that have this form (empty: all).
+    """
+
+    param: str
+    name: str
+    make: Callable[[Any], Any]
+    plain: Any = None
+    only: tuple[str, ...] = ()
+
+
+def _int_dtypes(lib: Any) -> list[str]:
+    return ["int8", "int16", "int32", "int64", "uint8", "uint16", "uint32", "uint64"]
+
+
+def _lib_name(lib: Any) -> str:
+    name = lib.__name__
+    return {"jax.numpy": "jax", "dask.array": "dask"}.get(name, name)
+
+
+def _full(lib: Any, shape: tuple[int, ...], dtype: Any) -> Any:
+    """A fresh array of 7s (so that a fill that was not done shows)."""
+    return lib.full(shape, 7, dtype=dtype)
+
+
+def _strided_out(lib: Any, dtype: Any) -> Any:
+    """A view whose elements are not contiguous: every other column."""
+    base = lib.full((*BATCH, ROWS, 2 * COLS), 7, dtype=dtype)
+    return base[..., ::2]
+
+
+FORMS: list[Form] = [
+    # counts
+    Form("n_rows", "int", lambda lib: ROWS, ROWS),
+    Form("n_rows", "NumPy integer", lambda lib: np.int64(ROWS), ROWS),
+    Form("n_rows", "NumPy uint8", lambda lib: np.uint8(ROWS), ROWS),
+    Form("n_rows", "0-d NumPy array", lambda lib: np.asarray(ROWS), ROWS),
+    Form("n_rows", "0-d namespace array", lambda lib: lib.asarray(ROWS), ROWS),
+    Form("n_cols", "NumPy integer", lambda lib: np.int32(COLS), COLS),
+    # batch_shape
+    Form("batch_shape", "int", lambda lib: 2, (2,)),
+    Form("batch_shape", "tuple", lambda lib: (2,), (2,)),
+    Form("batch_shape", "list", lambda lib: [2], (2,)),
+    Form("batch_shape", "range", lambda lib: range(2, 3), (2,)),
+    Form("batch_shape", "2-d tuple", lambda lib: (2, 1), (2, 1)),
+    Form("batch_shape", "NumPy integer", lambda lib: np.int64(2), (2,)),
+    Form("batch_shape", "1-D NumPy array", lambda lib: np.array([2]), (2,)),
+    Form(
+        "batch_shape",
+        "1-D namespace array",
+        lambda lib: lib.asarray([2]),
+        (2,),
+        only=("numpy", "torch", "jax", "array_api_strict"),
+    ),
+    Form(
+        "batch_shape",
+        "torch.Size",
+        lambda lib: lib.Size([2]),
+        (2,),
+        only=("torch",),
+    ),
+    # k
+    Form("k", "int", lambda lib: K, K),
+    Form("k", "negative int", lambda lib: -2, -2),
+    Form("k", "int past int64", lambda lib: 2**70, 2**70),
+    Form("k", "NumPy integer", lambda lib: np.int64(K), K),
+    Form("k", "NumPy uint8", lambda lib: np.uint8(K), K),
+    Form("k", "0-d NumPy array", lambda lib: np.asarray(K), K),
+    Form("k", "list", lambda lib: [0, -1], [0, -1]),
+    Form("k", "tuple", lambda lib: (3, 1), [3, 1]),
+    Form("k", "list past int64", lambda lib: [2**70, -(2**70)], [2**70, -(2**70)]),
+    Form("k", "nested list", lambda lib: [[1, 0]], [[1, 0]]),
+    *[
+        Form("k", f"NumPy {dt} array", lambda lib, dt=dt: np.array([1, 0], dt), [1, 0])
+        for dt in _int_dtypes(None)
+    ],
+    *[
+        Form(
+            "k",
+            f"namespace {dt} array",
+            lambda lib, dt=dt: lib.asarray([0, 1], dtype=getattr(lib, dt)),
+            [0, 1],
+        )
+        # (int64: not in JAX without x64; NumPy's of every width above)
+        for dt in ("int8", "int16", "int32", "uint8")
+    ],
+    Form("k", "0-d namespace array", lambda lib: lib.asarray(-1), -1),
+    # dtype
+    Form("dtype", "None", lambda lib: None, None),
+    Form("dtype", "name", lambda lib: "float32", "float32"),
+    Form("dtype", "int name", lambda lib: "int8", "int8"),
+    Form("dtype", "bool name", lambda lib: "bool", "bool"),
+    Form("dtype", "NumPy type", lambda lib: np.float32, "float32"),
+    Form("dtype", "NumPy int type", lambda lib: np.int8, "int8"),
+    Form("dtype", "NumPy dtype", lambda lib: np.dtype("float32"), "float32"),
+    Form("dtype", "namespace dtype", lambda lib: lib.float32, "float32"),
+    Form("dtype", "namespace int dtype", lambda lib: lib.uint8, "uint8"),
+    # device
+    Form("device", "None", lambda lib: None),
+    Form("device", "the namespace's default", lambda lib: default_device(lib)),
+    Form(
+        "device",
+        "a name",
+        lambda lib: "cpu",
+        only=("numpy", "torch", "jax", "dask"),
+    ),
+    # out
+    Form("out", "fresh", lambda lib: _full(lib, (*BATCH, ROWS, COLS), lib.float32)),
+    Form(
+        "out",
+        "strided view",
+        lambda lib: _strided_out(lib, lib.float32),
+        only=("numpy", "torch"),
+    ),
+]
+
+PARAMS = ("n_rows", "n_cols", "batch_shape", "k", "dtype", "device", "out")
+# eye_like takes these; its x gives the rest.
+LIKE_PARAMS = ("k", "dtype", "out")
+
+
+def default_device(lib: Any) -> Any:
+    """The device the namespace makes arrays on when told none."""
+    name = _lib_name(lib)
+    if name == "torch":
+        return lib.get_default_device()
+    if name == "jax":
+        import jax
+
+        return jax.devices()[0]
+    if name == "array_api_strict":
+        return lib.Device("CPU_DEVICE")
+    return "cpu"
+
+
+def default_dtype(lib: Any) -> str:
+    """The namespace's default floating dtype's name, now."""
+    name = _lib_name(lib)
+    if name == "torch":
+        return str(lib.get_default_dtype()).rsplit(".", 1)[-1]
+    if name == "jax":
+        import jax
+
+        return "float64" if jax.config.jax_enable_x64 else "float32"
+    return "float64"
+
+
+# ------------------------------------------------------------- modes
+
+
+@dataclass(frozen=True)
+class Mode:
+    """One way a namespace runs code.
+
+    ``values``: whether results hold values (shape-only modes check shape and
+    dtype). ``context``: entered around making the arguments and the call
+    (None: none). ``wrap``: how the call is run (None: as it is).
+    """
+
+    lib: str
+    name: str
+    values: bool = True
+    context: Callable[[], Any] | None = None
+    wrap: str | None = None
+    extra: dict[str, Any] = field(default_factory=dict)
+
+
+def _torch_ctx(which: str) -> Callable[[], Any]:
+    def enter() -> Any:
+        import torch
+
+        if which == "no_grad":
+            return torch.no_grad()
+        if which == "inference_mode":
+            return torch.inference_mode()
+        if which == "fake":
+            from torch._subclasses.fake_tensor import FakeTensorMode
+
+            return FakeTensorMode()
+        if which == "meta":
+            return torch.device("meta")
+        raise AssertionError(which)
+
+    return enter
+
+
+@contextlib.contextmanager
+def _jax_x64(on: bool) -> Iterator[None]:
+    import jax
+
+    before = bool(jax.config.jax_enable_x64)
+    jax.config.update("jax_enable_x64", on)
+    try:
+        yield
+    finally:
+        jax.config.update("jax_enable_x64", before)
+
+
+def _strict_flags(**flags: Any) -> Callable[[], Any]:
+    def enter() -> Any:
+        import array_api_strict
+
+        return array_api_strict.ArrayAPIStrictFlags(**flags)
+
+    return enter
+
+
+MODES: list[Mode] = [
+    Mode("numpy", "eager"),
+    Mode("numpy", "subclass", wrap="subclass"),
+    Mode("torch", "eager"),
+    Mode("torch", "no_grad", context=_torch_ctx("no_grad")),
+    Mode("torch", "inference_mode", context=_torch_ctx("inference_mode")),
+    Mode("torch", "compile static", wrap="compile", extra={"dynamic": False}),
+    Mode("torch", "compile dynamic", wrap="compile", extra={"dynamic": True}),
+    Mode("torch", "compile auto", wrap="compile", extra={"dynamic": None}),
+    Mode("torch", "export strict", wrap="export", extra={"strict": True}),
+    Mode("torch", "export non-strict", wrap="export", extra={"strict": False}),
+    Mode("torch", "FakeTensorMode", values=False, context=_torch_ctx("fake")),
+    Mode("torch", "meta device", values=False, context=_torch_ctx("meta")),
+    Mode("torch", "func.vmap", wrap="torch_vmap"),
+    Mode("torch", "func.grad", wrap="torch_grad"),
+    Mode("jax", "eager"),
+    Mode("jax", "eager x64", context=lambda: _jax_x64(True)),
+    Mode("jax", "jit", wrap="jit"),
+    Mode("jax", "jit x64", wrap="jit", context=lambda: _jax_x64(True)),
+    Mode("jax", "vmap", wrap="jax_vmap"),
+    Mode("jax", "grad", wrap="jax_grad"),
+    Mode("jax", "eval_shape", values=False, wrap="eval_shape"),
+    Mode("jax", "jit lower", values=False, wrap="lower"),
+    Mode("jax", "export", wrap="jax_export"),
+    Mode("array_api_strict", "default flags"),
+    Mode(
+        "array_api_strict",
+        "2023.12",
+        context=_strict_flags(api_version="2023.12"),
+    ),
+    Mode(
+        "array_api_strict",
+        "no data-dependent shapes",
+        context=_strict_flags(data_dependent_shapes=False, boolean_indexing=False),
+    ),
+    Mode("array_api_strict", "device1", wrap="strict_device1"),
+    Mode("dask", "lazy"),
+    Mode("dask", "distributed", wrap="distributed"),
+]
+
+LIBS = {
+    "numpy": "numpy",
+    "torch": "torch",
+    "jax": "jax.numpy",
+    "array_api_strict": "array_api_strict",
+    "dask": "dask.array",
+}
+
+_COMPILE = ("compile static", "compile dynamic", "compile auto")
+_JAX_TRACED = ("jit", "jit x64", "eval_shape", "jit lower", "export")
+_INFERENCE = "torch lets an inference tensor be written only inside inference_mode"
+_PARAMETER = (
+    "autograd cannot track an in-place fill of a tensor that requires grad "
+    "(under no_grad it can)"
+)
+_EVERY = ("*",)
+
+
+@dataclass(frozen=True)
+class Refusal:
+    """Cells refused on purpose: ``lib``, in ``modes``, ``param`` given as
+    one of ``forms`` ("*": any), raise ``exc`` with ``words`` in the message,
+    for ``reason``."""
+
+    lib: str
+    modes: tuple[str, ...]
+    param: str
+    forms: tuple[str, ...]
+    exc: type[Exception]
+    words: str
+    reason: str
+
+    def covers(self, lib: str, mode: str, param: str, form: str) -> bool:
+        return (
+            lib == self.lib
+            and param == self.param
+            and (self.modes == _EVERY or mode in self.modes)
+            and (self.forms == _EVERY or form in self.forms)
+        )
+
+
+REFUSALS: list[Refusal] = [
+    Refusal(
+        "jax",
+        _EVERY,
+        "out",
+        _EVERY,
+        TypeError,
+        "out",
+        "JAX arrays are immutable: no out=",
+    ),
+    Refusal(
+        "dask",
+        _EVERY,
+        "out",
+        _EVERY,
+        TypeError,
+        "out",
+        "Dask arrays are lazy and immutable: no out=",
+    ),
+    Refusal(
+        "torch",
+        ("eager", "no_grad", "FakeTensorMode", "meta device", "func.vmap"),
+        "out",
+        ("inference tensor",),
+        ValueError,
+        "out",
+        _INFERENCE,
+    ),
+    Refusal(
+        "torch",
+        ("eager", "FakeTensorMode", "meta device", "func.vmap", "func.grad", *_COMPILE),
+        "out",
+        ("nn.Parameter",),
+        ValueError,
+        "out",
+        _PARAMETER,
+    ),
+    Refusal(
+        "torch",
+        ("meta device",),
+        "n_rows",
+        ("0-d namespace array",),
+        TypeError,
+        "n_rows",
+        "a meta tensor holds no value",
+    ),
+    Refusal(
+        "torch",
+        ("meta device",),
+        "batch_shape",
+        ("1-D namespace array",),
+        TypeError,
+        "batch_shape",
+        "a meta tensor holds no values",
+    ),
+    Refusal(
+        "jax",
+        _JAX_TRACED,
+        "n_rows",
+        ("0-d namespace array",),
+        TypeError,
+        "n_rows",
+        "a count read from a traced array is not static, as "
+        "XLA's shapes are (jnp.eye refuses one too)",
+    ),
+    Refusal(
+        "jax",
+        _JAX_TRACED,
+        "batch_shape",
+        ("1-D namespace array",),
+        TypeError,
+        "batch_shape",
+        "a batch shape read from a traced array is not static",
+    ),
+    Refusal(
+        "torch",
+        _COMPILE,
+        "n_rows",
+        ("0-d namespace array",),
+        TypeError,
+        "n_rows",
+        "a count read from a tensor's values is data-dependent: "
+        "a compiled graph cannot hold it (torch.eye cannot take one either)",
+    ),
+    Refusal(
+        "torch",
+        _COMPILE,
+        "batch_shape",
+        ("1-D namespace array",),
+        TypeError,
+        "batch_shape",
+        "a batch shape read from a tensor's values is data-dependent",
+    ),
+]
+
+
+_NP_SCALARS = ("NumPy integer", "NumPy uint8", "0-d NumPy array")
+_NP_K_ARRAYS = tuple(f"NumPy {dt} array" for dt in _int_dtypes(None))
+
+# Cells that fail today, each group with what goes wrong: open work, run as
+# strict xfails (a fixed cell fails the run until it leaves this list).
+KNOWN_GAPS: list[tuple[str, tuple[str, ...], tuple[str, ...], tuple[str, ...], str]] = [
+    (
+        "torch",
+        (*_COMPILE, "export strict"),
+        ("n_rows", "n_cols", "batch_shape", "k"),
+        _NP_SCALARS,
+        "a NumPy scalar made outside the compiled function reaches Dynamo as "
+        "a 0-d array it cannot read without a graph break",
+    ),
+    (
+        "torch",
+        (*_COMPILE, "export strict"),
+        ("batch_shape",),
+        ("1-D NumPy array",),
+        "Dynamo cannot read a NumPy array's dtype",
+    ),
+    (
+        "torch",
+        (*_COMPILE, "export strict", "export non-strict"),
+        ("n_rows",),
+        ("0-d namespace array",),
+        "a count from a tensor's values is data-dependent: refused by torch's "
+        "own error, not yet a TypeError naming the parameter",
+    ),
+    (
+        "torch",
+        (*_COMPILE, "export strict"),
+        ("batch_shape",),
+        ("1-D namespace array",),
+        "a count from a tensor's values is data-dependent: refused by torch's "
+        "own error, not yet a TypeError naming the parameter",
+    ),
+    (
+        "torch",
+        ("export strict",),
+        ("k",),
+        _NP_K_ARRAYS,
+        "a NumPy k array closed over by a strictly exported module is a "
+        "tensor subclass there, and eyelike reads it with .numpy()",
+    ),
+    (
+        "torch",
+        ("compile dynamic",),
+        ("batch_shape",),
+        ("range",),
+        "a range of symbolic sizes is not a constant to Dynamo",
+    ),
+    (
+        "torch",
+        ("compile dynamic",),
+        ("out",),
+        ("strided view",),
+        "the overlap check sorts symbolic strides",
+    ),
+    (
+        "torch",
+        (*_COMPILE, "export strict", "export non-strict"),
+        ("out",),
+        ("inference tensor", "nn.Parameter"),
+        "an out torch refuses to write is not refused by a TypeError or "
+        "ValueError naming it while compiling or exporting",
+    ),
+    (
+        "torch",
+        ("func.grad",),
+        ("out",),
+        ("fresh", "strided view", "inference tensor"),
+        "torch.func.grad refuses a write into a tensor captured from outside "
+        "it with its own RuntimeError",
+    ),
+]
+
+
+def known_gap(lib: str, mode: str, param: str, form: str) -> str | None:
+    """Why a cell is a known gap, or None."""
+    for gap_lib, modes, params, forms, reason in KNOWN_GAPS:
+        if gap_lib == lib and mode in modes and param in params and form in forms:
+            return reason
+    return None
+
+
+def refusal(lib: str, mode: str, param: str, form: str) -> Refusal | None:
+    """The listed refusal for a cell, or None."""
+    for listed in REFUSALS:
+        if listed.covers(lib, mode, param, form):
+            return listed
+    return None
+
+
+def torch_forms() -> list[Form]:
+    """The torch-only out forms (kinds of tensor torch has)."""
+
+    def inference(lib: Any) -> Any:
+        with lib.inference_mode():
+            return lib.full((*BATCH, ROWS, COLS), 7.0, dtype=lib.float32)
+
+    def parameter(lib: Any) -> Any:
+        return lib.nn.Parameter(lib.full((*BATCH, ROWS, COLS), 7.0, dtype=lib.float32))
+
+    return [
+        Form("out", "inference tensor", inference, only=("torch",)),
+        Form("out", "nn.Parameter", parameter, only=("torch",)),
+    ]
+
+
+FORMS.extend(torch_forms())
+
+
+def forms_for(lib: str, entry: str) -> list[Form]:
+    params = PARAMS if entry == "eye" else LIKE_PARAMS
+    return [f for f in FORMS if f.param in params and (not f.only or lib in f.only)]
+
+
+def render() -> str:
+    """The tables as the documentation shows them (reStructuredText)."""
+    lines = ["Argument forms", "--------------", ""]
+    for param in PARAMS:
+        names = [
+            f.name + (f" ({', '.join(f.only)})" if f.only else "")
+            for f in FORMS
+            if f.param == param
+        ]
+        lines.append(f"``{param}``: {'; '.join(names)}.")
+        lines.append("")
+    lines += ["Execution modes", "---------------", ""]
+    for lib in LIBS:
+        names = [m.name for m in MODES if m.lib == lib]
+        lines.append(f"{lib}: {'; '.join(names)}.")
+        lines.append("")
+    lines += ["Refused on purpose", "------------------", ""]
+    for r in REFUSALS:
+        modes = "every mode" if r.modes == _EVERY else ", ".join(r.modes)
+        what = f"``{r.param}``" + (
+            "" if r.forms == _EVERY else f" as {', '.join(r.forms)}"
+        )
+        lines.append(f"* {r.lib}, {modes}: {what} ({r.exc.__name__}): {r.reason}.")
+    lines += ["", "Known gaps (open)", "-----------------", ""]
+    for lib, modes, params, forms, reason in KNOWN_GAPS:
+        lines.append(
+            f"* {lib}, {', '.join(modes)}: {', '.join(params)} as "
+            f"{', '.join(forms)}: {reason}."
+        )
+    return "\n".join(lines) + "\n"

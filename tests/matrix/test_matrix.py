@@ -1,0 +1,386 @@
+"""The conformance matrix: every argument form the docs name, in every
+execution mode each namespace promises (the tables: ``helpers/matrix.py``).
+
+Each cell gives the eager NumPy oracle's values, dtype and shape on the
+right device, or the refusal the table lists on purpose: a TypeError or
+ValueError naming the parameter (under ``torch.compile(fullgraph=True)``,
+the error torch wraps it in carries it as its cause), with ``out``
+untouched. A combination of several forms at once is sampled by
+hypothesis in eager mode.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import warnings
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pytest
+from helpers import matrix as table
+from helpers import reference
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+import eyelike
+from eyelike._validate.dtypes import dtype_name
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+class _Sub(np.ndarray):  # type: ignore[type-arg]
+    """A NumPy subclass, as a caller's own array type."""
+
+
+def _cells() -> list[Any]:
+    cells = []
+    for mode in table.MODES:
+        for entry in ("eye", "eye_like"):
+            for form in table.forms_for(mode.lib, entry):
+                ident = f"{mode.lib}-{mode.name}-{entry}-{form.param}-{form.name}"
+                gap = table.known_gap(mode.lib, mode.name, form.param, form.name)
+                marks = [pytest.mark.xfail(strict=True, reason=gap)] if gap else []
+                cells.append(pytest.param(mode, entry, form, id=ident, marks=marks))
+    return cells
+
+
+def _lib(name: str) -> Any:
+    return pytest.importorskip(table.LIBS[name])
+
+
+@pytest.fixture(scope="module")
+def dask_client() -> Any:
+    distributed = pytest.importorskip("distributed")
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        cluster = distributed.LocalCluster(
+            n_workers=1, threads_per_worker=1, processes=False, dashboard_address=None
+        )
+        client = distributed.Client(cluster)
+    yield client
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        client.close()
+        cluster.close()
+
+
+def _arguments(mode: table.Mode, entry: str, form: table.Form, lib: Any) -> Any:
+    """The call's positional and keyword arguments, and the plain values."""
+    plain: dict[str, Any] = {
+        "rows": table.ROWS,
+        "cols": table.COLS,
+        "batch": table.BATCH,
+        "k": table.K,
+        "dtype": "float32",
+    }
+    kwargs: dict[str, Any] = {"k": table.K}
+    device = None
+    if mode.wrap == "strict_device1":
+        device = lib.Device("device1")
+    if entry == "eye":
+        args: list[Any] = [table.ROWS, table.COLS]
+        kwargs.update(batch_shape=table.BATCH, dtype=lib.float32, xp=lib)
+        if device is not None:
+            kwargs["device"] = device
+    else:
+        x = lib.zeros((*table.BATCH, table.ROWS, table.COLS), dtype=lib.float32)
+        if device is not None:
+            x = x.to_device(device)
+        args = [x]
+    value = form.make(lib)
+    if device is not None and form.param == "out" and value is not None:
+        value = value.to_device(device)
+    if form.param == "n_rows":
+        args[0] = value
+        plain["rows"] = form.plain
+    elif form.param == "n_cols":
+        args[1] = value
+        plain["cols"] = form.plain
+    else:
+        kwargs[form.param] = value
+        if form.param == "batch_shape":
+            plain["batch"] = form.plain
+        elif form.param == "k":
+            plain["k"] = form.plain
+        elif form.param == "dtype":
+            plain["dtype"] = form.plain
+            if form.plain is None:
+                plain["dtype"] = (
+                    table.default_dtype(lib) if entry == "eye" else "float32"
+                )
+    if mode.wrap == "subclass":
+        args = [a.view(_Sub) if type(a) is np.ndarray else a for a in args]
+        if type(kwargs.get("out")) is np.ndarray:
+            kwargs["out"] = kwargs["out"].view(_Sub)
+    return args, kwargs, plain
+
+
+def _split_tensors(values: list[Any], is_input: Callable[[Any], bool]) -> Any:
+    """The arrays among ``values`` to pass as inputs, and a rebuilder."""
+    inputs = [v for v in values if is_input(v)]
+
+    def rebuild(arrays: tuple[Any, ...]) -> list[Any]:
+        it = iter(arrays)
+        return [next(it) if is_input(v) else v for v in values]
+
+    return inputs, rebuild
+
+
+def _run(
+    mode: table.Mode,
+    call: Callable[..., Any],
+    args: list[Any],
+    kwargs: Any,
+    dask_client: Any,
+) -> Any:
+    """Run ``call(*args, **kwargs)`` in ``mode``; the result as computed."""
+    wrap = mode.wrap
+    names = list(kwargs)
+    values = [*args, *kwargs.values()]
+    n_args = len(args)
+
+    def apply(vals: list[Any]) -> Any:
+        return call(*vals[:n_args], **dict(zip(names, vals[n_args:], strict=True)))
+
+    if wrap in (None, "subclass", "strict_device1"):
+        result = apply(values)
+        return result.compute() if mode.lib == "dask" else result
+    if wrap == "distributed":
+        return dask_client.compute(apply(values)).result()
+    if mode.lib == "torch":
+        import torch
+
+        inputs, rebuild = _split_tensors(values, lambda v: isinstance(v, torch.Tensor))
+        if wrap == "compile":
+            torch._dynamo.reset()
+            compiled = torch.compile(
+                lambda *ts: apply(rebuild(ts)),
+                fullgraph=True,
+                backend="eager",
+                dynamic=mode.extra["dynamic"],
+            )
+            return compiled(*inputs)
+        if wrap == "export":
+
+            class Module(torch.nn.Module):
+                def forward(self, *ts: Any) -> Any:
+                    return apply(rebuild(ts))
+
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore")
+                program = torch.export.export(
+                    Module(), tuple(inputs), strict=mode.extra["strict"]
+                )
+                return program.module()(*inputs)
+        if wrap == "torch_vmap":
+            return torch.func.vmap(lambda t: apply(values))(torch.zeros(2))[1]
+        if wrap == "torch_grad":
+            first = apply(values)
+            w = torch.ones(first.shape, dtype=torch.float64)
+            return torch.func.grad(lambda w: (w * apply(values).to(w.dtype)).sum())(w)
+    if mode.lib == "jax":
+        import jax
+        import jax.numpy as jnp
+
+        inputs, rebuild = _split_tensors(values, lambda v: isinstance(v, jax.Array))
+        if wrap == "jit":
+            return jax.jit(lambda *ts: apply(rebuild(ts)))(*inputs)
+        if wrap == "jax_vmap":
+            return jax.vmap(lambda t: apply(values))(jnp.zeros(2))[1]
+        if wrap == "jax_grad":
+            first = apply(values)
+            w = jnp.ones(first.shape, dtype=jnp.float32)
+            return jax.grad(lambda w: (w * apply(values).astype(w.dtype)).sum())(w)
+        if wrap == "eval_shape":
+            return jax.eval_shape(lambda *ts: apply(rebuild(ts)), *inputs)
+        if wrap == "lower":
+            lowered = jax.jit(lambda *ts: apply(rebuild(ts))).lower(*inputs)
+            return lowered.out_info
+        if wrap == "jax_export":
+            exported = jax.export.export(jax.jit(lambda *ts: apply(rebuild(ts))))(
+                *inputs
+            )
+            return exported.call(*inputs)
+    raise AssertionError(wrap)
+
+
+def _error_chain(exc: BaseException) -> list[BaseException]:
+    chain = []
+    seen: set[int] = set()
+    current: BaseException | None = exc
+    while current is not None and id(current) not in seen:
+        seen.add(id(current))
+        chain.append(current)
+        current = current.__cause__ or current.__context__
+    return chain
+
+
+def _snapshot(value: Any) -> Any:
+    if value is None or not hasattr(value, "shape"):
+        return None
+    try:
+        return np.array(eyelike._backends.backend_of_array(value).to_numpy(value))
+    except Exception:  # a fake or meta tensor: no values to keep
+        return None
+
+
+def _expected_device(
+    mode: table.Mode,
+    lib: Any,
+    entry: str,
+    form: table.Form,
+    kwargs: Any,
+    args: list[Any],
+) -> Any:
+    if mode.name == "meta device":
+        return "cpu" if form.name == "a name" else "meta"
+    if mode.wrap == "strict_device1":
+        if entry == "eye" and form.param == "device":
+            return table.default_device(lib) if form.name == "None" else None
+        return lib.Device("device1")
+    return table.default_device(lib)
+
+
+def _device_of(result: Any) -> Any:
+    from array_api_compat import device
+
+    return device(result)
+
+
+def _check_cell(
+    mode: table.Mode, entry: str, form: table.Form, dask_client: Any
+) -> None:
+    lib = _lib(mode.lib)
+    context = mode.context() if mode.context else contextlib.nullcontext()
+    call = eyelike.eye if entry == "eye" else eyelike.eye_like
+    refused = table.refusal(mode.lib, mode.name, form.param, form.name)
+    with context:
+        args, kwargs, plain = _arguments(mode, entry, form, lib)
+        out = kwargs.get("out")
+        before = _snapshot(out)
+        want_device = _expected_device(mode, lib, entry, form, kwargs, args)
+        if refused is not None:
+            with pytest.raises(Exception) as info:
+                _run(mode, call, args, kwargs, dask_client)
+            found = [
+                e
+                for e in _error_chain(info.value)
+                if isinstance(e, refused.exc) and refused.words in str(e)
+            ]
+            assert found, f"not the listed refusal: {info.value!r}"
+            after = _snapshot(out)
+            if before is not None:
+                np.testing.assert_array_equal(after, before)
+            return
+        result = _run(mode, call, args, kwargs, dask_client)
+    want = reference(tuple(plain["batch"]), plain["rows"], plain["cols"], plain["k"])
+    assert tuple(result.shape) == want.shape
+    grad = mode.wrap in ("torch_grad", "jax_grad")  # a float gradient
+    if not grad:
+        assert dtype_name(result.dtype) == plain["dtype"], result.dtype
+    if out is not None and mode.wrap in (None, "subclass", "strict_device1"):
+        assert result is out
+    if mode.values:
+        got = np.asarray(eyelike._backends.backend_of_array(result).to_numpy(result))
+        np.testing.assert_array_equal(got.astype(np.float64), want.astype(np.float64))
+        if want_device is not None and mode.lib != "dask" and not grad:
+            assert str(_device_of(result)) == str(want_device)
+    elif mode.name == "meta device":
+        assert str(result.device) == str(want_device)
+
+
+@pytest.mark.parametrize(("mode", "entry", "form"), _cells())
+def test_cell(mode: table.Mode, entry: str, form: table.Form, dask_client: Any) -> None:
+    _check_cell(mode, entry, form, dask_client)
+
+
+def test_every_listed_refusal_and_gap_is_a_cell() -> None:
+    """A refusal or gap the tables list names modes and forms that exist."""
+    modes = {(m.lib, m.name) for m in table.MODES} | {(lib, "*") for lib in table.LIBS}
+    forms = {(f.param, f.name) for f in table.FORMS}
+    listed = [(r.lib, r.modes, (r.param,), r.forms) for r in table.REFUSALS]
+    listed += [(lib, ms, ps, fs) for lib, ms, ps, fs, _ in table.KNOWN_GAPS]
+    for lib, mode_names, params, form_names in listed:
+        for mode in mode_names:
+            assert (lib, mode) in modes, (lib, mode)
+        for form in form_names:
+            assert form == "*" or any((p, form) in forms for p in params), form
+
+
+def test_docs_show_the_tables() -> None:
+    """docs/guide/conformance.rst holds the tables as the tests run them."""
+    page = (ROOT / "docs" / "guide" / "conformance.rst").read_text()
+    rendered = table.render()
+    assert rendered in page, (
+        "docs/guide/conformance.rst is out of date: paste in the output of "
+        'python -c \'import sys; sys.path[:0] = ["tests"]; '
+        "from helpers.matrix import render; print(render())'"
+    )
+
+
+_EAGER = [m for m in table.MODES if m.name in ("eager", "default flags")]
+
+
+@settings(max_examples=60, deadline=None)
+@given(data=st.data())
+def test_forms_combined_eagerly(data: Any) -> None:
+    """One form for every parameter at once, in each namespace's eager mode:
+    the oracle's values, or the refusal the combination calls for (a k or
+    an out that does not fit the batch, an out of another dtype)."""
+    mode = data.draw(st.sampled_from(_EAGER))
+    lib = _lib(mode.lib)
+    chosen = {
+        param: data.draw(
+            st.sampled_from(
+                [f for f in table.forms_for(mode.lib, "eye") if f.param == param]
+            )
+        )
+        for param in table.PARAMS
+    }
+    if any(
+        table.refusal(mode.lib, mode.name, f.param, f.name) for f in chosen.values()
+    ):
+        return  # each refusal is a cell of its own
+    rows = chosen["n_rows"].plain
+    cols = chosen["n_cols"].plain
+    batch = tuple(chosen["batch_shape"].plain)
+    k = chosen["k"].plain
+    dtype = chosen["dtype"].plain or table.default_dtype(lib)
+    out = chosen["out"].make(lib)
+    kwargs = {
+        "batch_shape": chosen["batch_shape"].make(lib),
+        "k": chosen["k"].make(lib),
+        "dtype": chosen["dtype"].make(lib),
+        "device": chosen["device"].make(lib),
+        "xp": lib,
+        "out": out,
+    }
+    call = lambda: eyelike.eye(  # noqa: E731
+        chosen["n_rows"].make(lib), chosen["n_cols"].make(lib), **kwargs
+    )
+    k_shape = np.shape(np.asarray(k, dtype=object))
+    fits = len(k_shape) <= len(batch) and all(
+        s in (1, b) for s, b in zip(k_shape[::-1], batch[::-1], strict=False)
+    )
+    if not fits:
+        with pytest.raises(ValueError, match="k"):
+            call()
+        return
+    if out is not None and (batch, rows, cols) != (table.BATCH, table.ROWS, table.COLS):
+        with pytest.raises(ValueError, match="out"):
+            call()
+        return
+    if out is not None and chosen["dtype"].plain not in (None, "float32"):
+        with pytest.raises(TypeError, match="out"):
+            call()
+        return
+    if out is not None:
+        dtype = "float32"
+    result = call()
+    want = reference(batch, rows, cols, k)
+    assert tuple(result.shape) == want.shape
+    assert dtype_name(result.dtype) == dtype
+    got = np.asarray(eyelike._backends.backend_of_array(result).to_numpy(result))
+    np.testing.assert_array_equal(got.astype(np.float64), want.astype(np.float64))
