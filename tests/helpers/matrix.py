@@ -69,7 +69,7 @@ FORMS: list[Form] = [
     Form("n_rows", "NumPy uint8", lambda lib: np.uint8(ROWS), ROWS),
     Form("n_rows", "0-d NumPy array", lambda lib: np.asarray(ROWS), ROWS),
     Form("n_rows", "0-d namespace array", lambda lib: lib.asarray(ROWS), ROWS),
-    Form("n_cols", "NumPy integer", lambda lib: np.int32(COLS), COLS),
+    Form("n_cols", "NumPy int32", lambda lib: np.int32(COLS), COLS),
     # batch_shape
     Form("batch_shape", "int", lambda lib: 2, (2,)),
     Form("batch_shape", "tuple", lambda lib: (2,), (2,)),
@@ -415,7 +415,7 @@ REFUSALS: list[Refusal] = [
 ]
 
 
-_NP_SCALARS = ("NumPy integer", "NumPy uint8", "0-d NumPy array")
+_NP_SCALARS = ("NumPy integer", "NumPy uint8", "NumPy int32", "0-d NumPy array")
 _NP_K_ARRAYS = tuple(f"NumPy {dt} array" for dt in _int_dtypes(None))
 
 # Cells that fail today, each group with what goes wrong: open work, run as
@@ -423,18 +423,27 @@ _NP_K_ARRAYS = tuple(f"NumPy {dt} array" for dt in _int_dtypes(None))
 KNOWN_GAPS: list[tuple[str, tuple[str, ...], tuple[str, ...], tuple[str, ...], str]] = [
     (
         "torch",
-        (*_COMPILE, "export strict"),
+        _COMPILE,
+        ("n_rows", "n_cols", "k"),
+        ("NumPy uint8", "NumPy int32"),
+        "Dynamo passes a NumPy scalar other than int64, made outside the "
+        "compiled function, in as a tensor, whose value is data-dependent "
+        "(int64 and 0-d NumPy arrays are read as constants)",
+    ),
+    (
+        "torch",
+        ("export strict",),
         ("n_rows", "n_cols", "batch_shape", "k"),
         _NP_SCALARS,
-        "a NumPy scalar made outside the compiled function reaches Dynamo as "
-        "a 0-d array it cannot read without a graph break",
+        "strict export reads a NumPy scalar made outside the module as a "
+        "data-dependent value",
     ),
     (
         "torch",
         (*_COMPILE, "export strict"),
         ("batch_shape",),
         ("1-D NumPy array",),
-        "Dynamo cannot read a NumPy array's dtype",
+        "Dynamo passes a NumPy array in as a tensor, whose values are data-dependent",
     ),
     (
         "torch",
@@ -457,8 +466,9 @@ KNOWN_GAPS: list[tuple[str, tuple[str, ...], tuple[str, ...], tuple[str, ...], s
         ("export strict",),
         ("k",),
         _NP_K_ARRAYS,
-        "a NumPy k array closed over by a strictly exported module is a "
-        "tensor subclass there, and eyelike reads it with .numpy()",
+        "a NumPy k array closed over by a strictly exported module: the "
+        "program returns a FakeTensor (its conversion to a tensor is traced "
+        "as a constant)",
     ),
     (
         "torch",

@@ -25,6 +25,7 @@ __all__ = [
     "batch_shape",
     "dimension",
     "holds_no_values",
+    "host_values",
     "index_or_none",
     "is_bool_like",
     "is_integer_scalar",
@@ -72,9 +73,9 @@ def index_or_none(value: Any) -> int | None:
     """
     if isinstance(value, np.ndarray) and value.ndim == 0:
         # Its one value, under the same rule (a bool array stays a bool).
-        # (torch.compile traces NumPy scalars as 0-d arrays, whose dtype it
-        # cannot read but whose value it can.)
-        value = value.tolist()
+        value = host_values(value)
+    if type(value) is int:
+        return value
     if (
         is_bool_like(value)
         or not_data(value)
@@ -88,6 +89,20 @@ def index_or_none(value: Any) -> int | None:
         return operator.index(value)
     except TypeError:
         return None
+
+
+def host_values(value: np.ndarray[Any, Any]) -> Any:
+    """A NumPy array's values as Python objects (``tolist``).
+
+    torch.compile traces a NumPy scalar or array as a tensor, whose dtype it
+    cannot read but whose values it can, and may read an integer as a
+    symbolic int: NumPy values are constants of the program, so each int
+    is read as the constant it is (one guard on its value)."""
+    # (``int()`` of an int is itself, eagerly; while tracing, the constant.)
+    values = value.tolist()
+    if isinstance(values, list):
+        return [int(v) if type(v) is int else v for v in values]
+    return int(values) if type(values) is int else values
 
 
 def holds_no_values(value: Any) -> bool:
@@ -159,7 +174,7 @@ def batch_shape(value: Any, name: str = "batch_shape") -> tuple[int, ...]:
     if (
         isinstance(value, (str, bytes))
         or not_data(value)
-        or (is_bool_like(value) and not hasattr(value, "shape"))
+        or (not hasattr(value, "shape") and is_bool_like(value))
     ):
         msg = f"{name} must be an int or a sequence of ints; got {show(value)}"
         raise TypeError(msg)
@@ -178,11 +193,18 @@ def batch_shape(value: Any, name: str = "batch_shape") -> tuple[int, ...]:
         if len(shape) != 1:
             msg = f"{name} must be 1-D when given as an array; got shape {shape}"
             raise ValueError(msg)
-        if is_bool_like(value):
-            msg = f"{name} must hold integers, not bools; got {show(value)}"
-            raise TypeError(msg)
         if shape[0] > MAX_BATCH_DIMS:
             items = value
+        elif isinstance(value, np.ndarray):
+            # Its values' types, not its dtype (which torch.compile cannot
+            # read), tell a bool array.
+            items = host_values(value)
+            if any(type(v) is bool for v in items):
+                msg = f"{name} must hold integers, not bools; got {show(value)}"
+                raise TypeError(msg)
+        elif is_bool_like(value):
+            msg = f"{name} must hold integers, not bools; got {show(value)}"
+            raise TypeError(msg)
         elif hasattr(value, "tolist"):
             try:
                 items = value.tolist()

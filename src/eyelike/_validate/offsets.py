@@ -16,6 +16,7 @@ from .integers import (
     INT64_MAX,
     INT64_MIN,
     MAX_BATCH_DIMS,
+    host_values,
     index_or_none,
     is_bool_like,
     is_time,
@@ -51,9 +52,8 @@ def host_offsets(
         raise TypeError(msg)
     if isinstance(k, np.ndarray) and k.ndim == 0:
         # One offset for every matrix, read under the scalar rule. (Also
-        # how torch.compile presents a NumPy scalar, whose dtype it cannot
-        # read: as a 0-d array.)
-        k = k.tolist()
+        # how torch.compile presents a NumPy scalar: as a 0-d array.)
+        k = host_values(k)
     if not isinstance(k, (list, tuple, np.ndarray)):
         return min(max(_scalar(k), lo), hi)
     if isinstance(k, np.ndarray):
