@@ -340,7 +340,7 @@ REFUSALS: list[Refusal] = [
     ),
     Refusal(
         "torch",
-        ("eager", "no_grad", "FakeTensorMode", "meta device", "func.vmap"),
+        ("eager", "no_grad", "FakeTensorMode", "meta device", "func.vmap", "func.grad"),
         "out",
         ("inference tensor",),
         ValueError,
@@ -349,12 +349,31 @@ REFUSALS: list[Refusal] = [
     ),
     Refusal(
         "torch",
-        ("eager", "FakeTensorMode", "meta device", "func.vmap", "func.grad", *_COMPILE),
+        (
+            "eager",
+            "FakeTensorMode",
+            "meta device",
+            "func.vmap",
+            "func.grad",
+            *_COMPILE,
+            "export strict",
+            "export non-strict",
+        ),
         "out",
         ("nn.Parameter",),
         ValueError,
         "out",
         _PARAMETER,
+    ),
+    Refusal(
+        "torch",
+        ("func.grad",),
+        "out",
+        ("fresh", "strided view"),
+        ValueError,
+        "out",
+        "a differentiating torch.func transform cannot write into a tensor "
+        "made outside it",
     ),
     Refusal(
         "torch",
@@ -479,26 +498,11 @@ KNOWN_GAPS: list[tuple[str, tuple[str, ...], tuple[str, ...], tuple[str, ...], s
     ),
     (
         "torch",
-        ("compile dynamic",),
-        ("out",),
-        ("strided view",),
-        "the overlap check sorts symbolic strides",
-    ),
-    (
-        "torch",
         (*_COMPILE, "export strict", "export non-strict"),
         ("out",),
-        ("inference tensor", "nn.Parameter"),
-        "an out torch refuses to write is not refused by a TypeError or "
-        "ValueError naming it while compiling or exporting",
-    ),
-    (
-        "torch",
-        ("func.grad",),
-        ("out",),
-        ("fresh", "strided view", "inference tensor"),
-        "torch.func.grad refuses a write into a tensor captured from outside "
-        "it with its own RuntimeError",
+        ("inference tensor",),
+        "torch.compile cannot ask whether a tensor is an inference tensor (a "
+        "graph break): torch refuses the write with its own RuntimeError",
     ),
 ]
 

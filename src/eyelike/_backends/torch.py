@@ -232,6 +232,13 @@ class TorchBackend(Backend):
                 "torch lets it be written only inside inference_mode"
             )
             raise ValueError(msg)
+        if _captured_by_a_transform(torch, out):
+            msg = (
+                "out was made outside the torch.func transform (grad, jvp...) "
+                "this call runs in, which cannot write into it; make out "
+                "inside the function, or take the result"
+            )
+            raise ValueError(msg)
         if out.requires_grad and torch.is_grad_enabled():
             msg = (
                 "out requires grad: autograd cannot track an in-place fill of "
@@ -295,6 +302,21 @@ class TorchBackend(Backend):
         if not isinstance(k, int):
             return per_matrix(self._torch, shape, k, dtype, device, out)
         return scalar_k(self._torch, shape, k, dtype, device, out)
+
+
+def _captured_by_a_transform(torch: Any, out: Any) -> bool:
+    """Whether a torch.func transform that differentiates (grad, jvp, vjp) is
+    running and ``out`` was made outside it: such a transform refuses any
+    write into it (vmap writes an unbatched value there)."""
+    functorch = torch._C._functorch
+    if torch.compiler.is_compiling() or functorch.maybe_current_level() is None:
+        return False
+    if functorch.is_functorch_wrapped_tensor(out):
+        return False
+    from torch._functorch.pyfunctorch import retrieve_current_functorch_interpreter
+
+    kind = retrieve_current_functorch_interpreter().key()
+    return str(kind).rsplit(".", 1)[-1] in ("Grad", "Jvp")
 
 
 TORCH = TorchBackend()

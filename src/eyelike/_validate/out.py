@@ -44,10 +44,17 @@ def _overlaps_itself(shape: tuple[int, ...], strides: tuple[int, ...]) -> bool:
     if math.prod(shape) <= 1:
         return False
     # By stride; equal strides of two dimensions overlap in either order.
+    # (An insertion sort of comparisons: torch.compile cannot ``sorted``
+    # strides that are symbolic, but it can compare them.)
+    ordered: list[tuple[int, int]] = []
+    for size, stride in zip(shape, strides, strict=True):
+        if size > 1:
+            where = len(ordered)
+            while where and ordered[where - 1][0] > abs(stride):
+                where -= 1
+            ordered.insert(where, (abs(stride), size))
     extent = 1
-    for stride, size in sorted(
-        (abs(st), n) for n, st in zip(shape, strides, strict=True) if n > 1
-    ):
+    for stride, size in ordered:
         if stride < extent:
             return True
         extent += stride * (size - 1)
