@@ -156,14 +156,19 @@ def eye(
 
     Raises
     ------
+    DTypeError
+        An unsupported ``dtype``: both a TypeError and a ValueError.
     TypeError
-        A bool or non-integer count or ``k``, an unsupported dtype, an ``out``
-        of the wrong dtype or of an immutable namespace.
+        A bool or non-integer count or ``k``, an ``out`` of the wrong dtype
+        or of an immutable namespace.
     ValueError
         A negative count, a ``k`` that does not broadcast to ``batch_shape``,
-        a shape whose size overflows, an ``out`` of the wrong shape or device.
+        a shape whose size overflows, an ``out`` of the wrong shape or device,
+        or one that its library would refuse to write (a tensor that requires
+        grad, an inference tensor outside ``torch.inference_mode``).
     MemoryError
-        An output larger than this machine's memory (host backends).
+        An output larger than this machine's memory (host backends; a
+        shape only traced, as by ``jax.eval_shape``, allocates nothing).
 
     Examples
     --------
@@ -247,10 +252,13 @@ def eye_like(x: Any, /, *, k: Any = 0, dtype: Any = None, out: Any = None) -> An
 
     Raises
     ------
+    DTypeError
+        An unsupported ``dtype``, as in `eye`.
     TypeError
-        ``x`` is not an array, or a dtype/``k``/``out`` error as in `eye`.
+        ``x`` is not an array, or a ``k``/``out`` error as in `eye`.
     ValueError
-        ``x`` has rank < 2, or a ``k``/``out`` error as in `eye`.
+        ``x`` has rank < 2 or no one shape (a nested tensor), or a
+        ``k``/``out`` error as in `eye`.
 
     Examples
     --------

@@ -59,7 +59,7 @@ def _output_type(dtype: Any) -> str:
             f"dtype must be None or a TensorProto DataType enum int "
             f"({_ALLOWED}); got {type(dtype).__name__} {show(dtype)}"
         )
-        raise TypeError(msg)
+        raise DTypeError(msg)
     value = int(dtype)
     name = _TENSOR_TYPES.get(value)
     if name is None:
@@ -67,7 +67,7 @@ def _output_type(dtype: Any) -> str:
             f"dtype={value} ({_enum_label(value)}) is not an EyeLike-9 output "
             f"type; allowed TensorProto enums: {_ALLOWED}"
         )
-        raise TypeError(msg)
+        raise DTypeError(msg)
     return name
 
 

@@ -558,6 +558,26 @@ def render() -> str:
         ]
         lines.append(f"``{param}``: {'; '.join(names)}.")
         lines.append("")
+    lines += ["Operator adapters and command line", "-" * 34, ""]
+    for title, forms in (
+        ("``eyelike.onnx.eye_like``", ONNX_FORMS),
+        ("``eyelike.openvino.eye``", OPENVINO_FORMS),
+        (
+            "The command line (through a pipe on each backend, and a shell's pipe)",
+            CLI_FORMS,
+        ),
+    ):
+        lines.append(f"{title}:")
+        lines.append("")
+        for param in dict.fromkeys(f.param for f in forms):
+            names = [
+                f.name + (f" ({', '.join(f.only)})" if f.only else "")
+                for f in forms
+                if f.param == param
+            ]
+            what = "arguments" if param == "words" else f"``{param}``"
+            lines.append(f"* {what}: {'; '.join(names)}.")
+        lines.append("")
     lines += ["Execution modes", "---------------", ""]
     for lib in LIBS:
         names = [m.name for m in MODES if m.lib == lib]
@@ -577,3 +597,127 @@ def render() -> str:
             f"{', '.join(forms)}: {reason}."
         )
     return "\n".join(lines) + "\n"
+
+
+# ------------------------------------------------ the other entry points
+
+
+def _openvino_type(name: str) -> Callable[[Any], Any]:
+    def make(lib: Any) -> Any:
+        import pytest
+
+        openvino = pytest.importorskip("openvino")
+        return getattr(openvino.Type, name)
+
+    return make
+
+
+def _tensor_proto(name: str) -> Callable[[Any], Any]:
+    def make(lib: Any) -> Any:
+        import pytest
+
+        onnx = pytest.importorskip("onnx")
+        return getattr(onnx.TensorProto, name)
+
+    return make
+
+
+# eyelike.onnx.eye_like(x, dtype=, k=): EyeLike-9's attributes.
+ONNX_FORMS: list[Form] = [
+    Form("k", "int", lambda lib: 1, 1),
+    Form("k", "negative int", lambda lib: -2, -2),
+    Form("k", "NumPy integer", lambda lib: np.int64(1), 1),
+    Form("k", "past the matrix", lambda lib: 2**62, 2**62),
+    Form("dtype", "None", lambda lib: None, None),
+    Form("dtype", "enum int", lambda lib: 6, "int32"),
+    Form("dtype", "bool enum", lambda lib: 9, "bool"),
+    Form("dtype", "NumPy integer enum", lambda lib: np.int32(3), "int8"),
+    Form("dtype", "TensorProto member", _tensor_proto("UINT8"), "uint8"),
+]
+
+# eyelike.openvino.eye(num_rows, num_columns, diagonal_index, batch_shape,
+# output_type=): Eye-9's inputs (the base call gives num_rows and
+# diagonal_index as 0-d int32 arrays of the namespace, which the result
+# follows).
+OPENVINO_FORMS: list[Form] = [
+    Form(
+        "num_rows",
+        "0-d namespace int32",
+        lambda lib: lib.asarray(ROWS, dtype=lib.int32),
+        ROWS,
+    ),
+    Form(
+        "num_rows",
+        "1-element namespace int32",
+        lambda lib: lib.asarray([ROWS], dtype=lib.int32),
+        ROWS,
+    ),
+    Form("num_columns", "int", lambda lib: COLS, COLS),
+    Form("num_columns", "NumPy int64", lambda lib: np.int64(COLS), COLS),
+    Form("num_columns", "NumPy int32", lambda lib: np.int32(COLS), COLS),
+    Form("diagonal_index", "negative int", lambda lib: -1, -1),
+    Form("diagonal_index", "int64 beyond int32", lambda lib: 2**40, 2**40),
+    Form(
+        "diagonal_index",
+        "0-d namespace int32",
+        lambda lib: lib.asarray(-2, dtype=lib.int32),
+        -2,
+    ),
+    Form("batch_shape", "None", lambda lib: None, ()),
+    Form("batch_shape", "empty list", lambda lib: [], ()),
+    Form("batch_shape", "tuple", lambda lib: (2,), (2,)),
+    Form(
+        "batch_shape",
+        "1-D namespace int32",
+        lambda lib: lib.asarray([1, 2], dtype=lib.int32),
+        (1, 2),
+    ),
+    Form(
+        "batch_shape",
+        "1-D NumPy int64",
+        lambda lib: np.array([2], np.int64),
+        (2,),
+        only=("numpy",),  # (every array input of one namespace)
+    ),
+    Form("output_type", "name", lambda lib: "i8", "int8"),
+    Form("output_type", "boolean", lambda lib: "boolean", "bool"),
+    Form("output_type", "openvino.Type", _openvino_type("u8"), "uint8"),
+]
+
+# The command line's words after ``eyelike 3 4 --backend LIB``; plain:
+# (rows, cols, batch, k, dtype or None for the library's default).
+CLI_FORMS: list[Form] = [
+    Form("words", "defaults", lambda lib: [], (3, 4, (), 0, None)),
+    Form("words", "-k", lambda lib: ["-k", "1"], (3, 4, (), 1, None)),
+    Form("words", "negative -k", lambda lib: ["-k", "-2"], (3, 4, (), -2, None)),
+    Form(
+        "words",
+        "-k per matrix",
+        lambda lib: ["--batch-shape", "2", "-k", "0,-1"],
+        (3, 4, (2,), [0, -1], None),
+    ),
+    Form(
+        "words",
+        "--batch-shape",
+        lambda lib: ["--batch-shape", "1,2"],
+        (3, 4, (1, 2), 0, None),
+    ),
+    Form("words", "--dtype", lambda lib: ["--dtype", "int8"], (3, 4, (), 0, "int8")),
+    Form(
+        "words", "--dtype bool", lambda lib: ["--dtype", "bool"], (3, 4, (), 0, "bool")
+    ),
+    Form(
+        "words",
+        "--device cpu",
+        lambda lib: ["--device", "cpu"],
+        (3, 4, (), 0, None),
+        only=("numpy", "torch", "jax"),
+    ),
+    Form(
+        "words",
+        "--device device1",
+        lambda lib: ["--device", "device1"],
+        (3, 4, (), 0, None),
+        only=("array_api_strict",),
+    ),
+]

@@ -100,29 +100,22 @@ def test_deprecated_spellings_are_refused_without_a_warning() -> None:
                 eyelike.eye(2, dtype=spelling)
 
 
-@pytest.mark.parametrize(
-    "make",
-    [
-        lambda x: eyelike.eye(3, batch_shape=list(x.shape[:-2]), xp=torch),
-        lambda x: eyelike.eye(3, batch_shape=[2], xp=torch),
-        lambda x: eyelike.eye_like(x, k=[0, 1]),
-        lambda x: eyelike.eye_like(x, k=(0, 1)),
-        lambda x: eyelike.eye_like(x, k=np.array([0, 1])),
-        lambda x: eyelike.eye(np.int64(3), batch_shape=2, xp=torch),
-        lambda x: eyelike.eye_like(x, k=np.int64(1)),
-        lambda x: eyelike.eye_like(x, dtype=np.int8),
-    ],
-    ids=[
-        "batch list of sizes",
-        "batch [2]",
-        "k list",
-        "k tuple",
-        "k NumPy array",
-        "NumPy count",
-        "NumPy k",
-        "NumPy dtype",
-    ],
-)
+# The forms reported to raise Unsupported in one graph, made inside it.
+IN_A_GRAPH = {
+    "batch list of sizes": lambda x: eyelike.eye(
+        3, batch_shape=list(x.shape[:-2]), xp=torch
+    ),
+    "batch [2]": lambda x: eyelike.eye(3, batch_shape=[2], xp=torch),
+    "k list": lambda x: eyelike.eye_like(x, k=[0, 1]),
+    "k tuple": lambda x: eyelike.eye_like(x, k=(0, 1)),
+    "k NumPy array": lambda x: eyelike.eye_like(x, k=np.array([0, 1])),
+    "NumPy count": lambda x: eyelike.eye(np.int64(3), batch_shape=2, xp=torch),
+    "NumPy k": lambda x: eyelike.eye_like(x, k=np.int64(1)),
+    "NumPy dtype": lambda x: eyelike.eye_like(x, dtype=np.int8),
+}
+
+
+@pytest.mark.parametrize("make", IN_A_GRAPH.values(), ids=IN_A_GRAPH.keys())
 @pytest.mark.parametrize("dynamic", [False, True])
 def test_forms_compile_in_one_graph(make: Any, dynamic: bool) -> None:
     """Bug: each raised Unsupported under torch.compile(fullgraph=True)."""
@@ -132,6 +125,24 @@ def test_forms_compile_in_one_graph(make: Any, dynamic: bool) -> None:
         lambda x: x + make(x), fullgraph=True, backend="eager", dynamic=dynamic
     )
     assert torch.equal(compiled(x), x + make(x))
+
+
+@pytest.mark.parametrize("strict", [True, False])
+def test_forms_export(strict: bool) -> None:
+    """Bug: the same forms raised Unsupported under torch.export(strict=True)."""
+    x = torch.zeros(2, 3, 3)
+    for make in IN_A_GRAPH.values():
+
+        class Module(torch.nn.Module):
+            def forward(self, x: Any, make: Any = make) -> Any:
+                return x + make(x)
+
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")  # torch's own notes while exporting
+            program = torch.export.export(Module(), (x,), strict=strict)
+        result = program.module()(x)
+        assert type(result) is torch.Tensor
+        assert torch.equal(result, x + make(x))
 
 
 def test_bad_count_under_fullgraph_names_it() -> None:

@@ -111,6 +111,9 @@ class DTypeError(TypeError, ValueError):
     """
 
 
+DTypeError.__module__ = "eyelike"  # where users find it, and tracebacks name it
+
+
 def cached(
     key: Any, dtype: Any, make: Callable[[Any, Any], tuple[Any, int]], device: Any
 ) -> tuple[Any, int]:
