@@ -47,6 +47,9 @@ __all__ = ["TORCH", "TorchBackend", "is_tensor_type"]
 
 # What the short path takes, as a name of this module (guard rule 3).
 _SMALL_ELEMENTS = _size.SMALL_ELEMENTS
+_NDARRAY = np.ndarray
+# The contract's own offsets by one name: super() costs torch.compile guards.
+_BASE_OFFSETS = Backend.offsets
 
 
 def is_tensor_type(array_type: type) -> bool:
@@ -150,32 +153,16 @@ class TorchBackend(Backend):
         return table
 
     def offsets(self, k: Any, batch: tuple[int, ...], n_rows: int, n_cols: int) -> Any:
-        if isinstance(k, np.ndarray) and k.ndim and self._torch.compiler.is_compiling():
+        if (
+            type(k) is not int
+            and isinstance(k, _NDARRAY)
+            and k.ndim
+            and self._torch.compiler.is_compiling()
+        ):
             # torch.compile traces a NumPy array as a tensor, whose dtype it
             # reads only as one: checked and clamped as a tensor k.
             k = self._torch.as_tensor(k)
-        return super().offsets(k, batch, n_rows, n_cols)
-
-    def check_output(
-        self,
-        shape: tuple[int, ...],
-        dtype: Any,
-        itemsize: int,
-        device: Any,
-        k: Any,
-        out: Any,
-    ) -> None:
-        if type(k) is not int and getattr(k, "is_meta", False) is True:
-            where = self._torch.get_default_device() if device is None else device
-            if where.type != "meta":
-                # Its values cannot be read onto the result's device.
-                msg = (
-                    f"k is a meta tensor, which holds no values, but the result "
-                    f"is made on {where}: give k on that device, or make the "
-                    f"result on the meta device"
-                )
-                raise ValueError(msg)
-        super().check_output(shape, dtype, itemsize, device, k, out)
+        return _BASE_OFFSETS(self, k, batch, n_rows, n_cols)
 
     def _clamp(self, k: Any, n_rows: int, n_cols: int) -> Any:
         # In int64 first: torch's CPU kernels lack clamp for uint16-64, and
@@ -214,31 +201,16 @@ class TorchBackend(Backend):
         _size.refuse_span(shape, storage_span(shape), "elements")
 
     def _check_out(self, out: Any) -> tuple[int, ...] | None:
-        # What torch itself would refuse only once writing had begun.
-        torch = self._torch
-        if out.is_nested or out.layout is not torch.strided:
+        # What torch itself would refuse only once writing had begun. (An
+        # import statement: one guard, guard rule 3.)
+        import torch
+
+        if out.is_nested or out.layout != torch.strided:
             msg = (
                 f"out must be a dense (strided) tensor; got a "
                 f"{'nested' if out.is_nested else str(out.layout)} tensor"
             )
             raise TypeError(msg)
-        if (
-            not torch.compiler.is_compiling()  # which cannot ask (a graph break)
-            and out.is_inference()
-            and not torch.is_inference_mode_enabled()
-        ):
-            msg = (
-                "out is an inference tensor (made under torch.inference_mode): "
-                "torch lets it be written only inside inference_mode"
-            )
-            raise ValueError(msg)
-        if _captured_by_a_transform(torch, out):
-            msg = (
-                "out was made outside the torch.func transform (grad, jvp...) "
-                "this call runs in, which cannot write into it; make out "
-                "inside the function, or take the result"
-            )
-            raise ValueError(msg)
         if out.requires_grad and torch.is_grad_enabled():
             msg = (
                 "out requires grad: autograd cannot track an in-place fill of "
@@ -246,6 +218,21 @@ class TorchBackend(Backend):
                 "torch.nn.init.eye_ fills a weight)"
             )
             raise ValueError(msg)
+        if not torch.compiler.is_compiling():  # where neither can be asked
+            if out.is_inference() and not torch.is_inference_mode_enabled():
+                msg = (
+                    "out is an inference tensor (made under "
+                    "torch.inference_mode): torch lets it be written only "
+                    "inside inference_mode"
+                )
+                raise ValueError(msg)
+            if _captured_by_a_transform(torch, out):
+                msg = (
+                    "out was made outside the torch.func transform (grad, "
+                    "jvp...) this call runs in, which cannot write into it; "
+                    "make out inside the function, or take the result"
+                )
+                raise ValueError(msg)
         # Contiguous, so no two elements alias: no strides to sort (which
         # torch.compile cannot, when they are symbolic).
         return None if out.is_contiguous() else tuple(out.stride())
@@ -278,7 +265,7 @@ class TorchBackend(Backend):
             return scalar_k(torch, shape, k, dtype, None, None)
         # ``like`` exists, so torch can make its shape: only the rank and
         # the size count (not symbolic, as under torch.compile(dynamic=True),
-        # nor empty), and a nested tensor has none.
+        # nor empty), and a nested tensor has no one shape.
         if like.is_nested:
             return None
         shape = like.shape
@@ -295,6 +282,17 @@ class TorchBackend(Backend):
     def eye(self, build: Build) -> Any:
         shape, k, dtype, device = build.shape, build.k, build.dtype, build.device
         out = build.out
+        if not isinstance(k, int) and getattr(k, "is_meta", False) is True:
+            # Checked where k and the result's device meet, before anything
+            # is made: a meta k's values cannot be read onto another device.
+            where = self._torch.get_default_device() if device is None else device
+            if where.type != "meta":
+                msg = (
+                    f"k is a meta tensor, which holds no values, but the result "
+                    f"is made on {where}: give k on that device, or make the "
+                    f"result on the meta device"
+                )
+                raise ValueError(msg)
         if type(math.prod(shape)) is not int:
             # Sizes known only when the program runs (torch.export, dynamic
             # compile): the one build that compares none of them.
@@ -309,8 +307,8 @@ def _captured_by_a_transform(torch: Any, out: Any) -> bool:
     running and ``out`` was made outside it: such a transform refuses any
     write into it (vmap writes an unbatched value there)."""
     functorch = torch._C._functorch
-    if torch.compiler.is_compiling() or functorch.maybe_current_level() is None:
-        return False
+    if functorch.maybe_current_level() is None:
+        return False  # no transform: the common case
     if functorch.is_functorch_wrapped_tensor(out):
         return False
     from torch._functorch.pyfunctorch import retrieve_current_functorch_interpreter

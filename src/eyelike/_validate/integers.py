@@ -35,6 +35,8 @@ __all__ = [
     "within_int64",
 ]
 
+# One name, not a chain: each link is a guard of torch.compile's program.
+_NDARRAY = np.ndarray
 INT64_MAX = 2**63 - 1
 INT64_MIN = -(2**63)
 MAX_BATCH_DIMS = 62  # NumPy's 64 dimensions, less the matrix's two
@@ -71,7 +73,7 @@ def index_or_none(value: Any) -> int | None:
     A caller's own ``__index__`` may raise anything; only ``TypeError`` means
     "not an integer": other exceptions pass through unchanged.
     """
-    if isinstance(value, np.ndarray) and value.ndim == 0:
+    if isinstance(value, _NDARRAY) and value.ndim == 0:
         # Its one value, under the same rule (a bool array stays a bool).
         value = host_values(value)
     if type(value) is int:
@@ -179,12 +181,10 @@ def batch_shape(value: Any, name: str = "batch_shape") -> tuple[int, ...]:
         msg = f"{name} must be an int or a sequence of ints; got {show(value)}"
         raise TypeError(msg)
     shape = getattr(value, "shape", None)
-    if holds_no_values(value):
-        msg = (
-            f"{name} must hold values; got a meta tensor of shape {tuple(shape or ())}"
-        )
-        raise TypeError(msg)
     if shape is not None:
+        if holds_no_values(value):
+            msg = f"{name} must hold values; got a meta tensor of shape {tuple(shape)}"
+            raise TypeError(msg)
         if not all(isinstance(d, int) for d in shape):  # a lazy array
             msg = f"{name} must have a known shape; got {tuple(shape)}"
             raise ValueError(msg)
@@ -195,7 +195,7 @@ def batch_shape(value: Any, name: str = "batch_shape") -> tuple[int, ...]:
             raise ValueError(msg)
         if shape[0] > MAX_BATCH_DIMS:
             items = value
-        elif isinstance(value, np.ndarray):
+        elif isinstance(value, _NDARRAY):
             # Its values' types, not its dtype (which torch.compile cannot
             # read), tell a bool array.
             items = host_values(value)

@@ -24,6 +24,9 @@ from .integers import (
 )
 from .text import show
 
+# One name, not a chain: each link is a guard of torch.compile's program.
+_NDARRAY = np.ndarray
+
 __all__ = ["check_broadcast", "host_offsets", "is_library_array", "refuse_dtype"]
 
 
@@ -50,7 +53,7 @@ def host_offsets(
     if not_data(k) or is_time(k):
         msg = f"k must be an integer or an integer array; got {show(k)}"
         raise TypeError(msg)
-    if isinstance(k, np.ndarray) and k.ndim == 0:
+    if isinstance(k, _NDARRAY) and k.ndim == 0:
         # One offset for every matrix, read under the scalar rule. (Also
         # how torch.compile presents a NumPy scalar: as a 0-d array.)
         k = host_values(k)
