@@ -259,6 +259,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         # The reader closed early (``eyelike 3 | head -1``): quietly, as a
         # command-line tool stopped by SIGPIPE, with its status. stdout goes
         # to devnull, or Python's own flush at exit would fail again.
-        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+        os.close(devnull)
         return _BROKEN_PIPE
     return 0

@@ -158,7 +158,7 @@ def count_verdict(v: Any, name: str) -> Any:
     if isinstance(v, BoomIndex):
         return BOOM
     if isinstance(v, np.ndarray) and v.ndim == 0:
-        v = v.tolist()  # its one value, under the same rule (ml_dtypes' int4 too)
+        v = v[()]  # its one element, under the same rule
     if is_bool_like(v) or not_a_number(v) or not known_shape(v):
         return Bad((TypeError,), (name,))
     try:
@@ -224,7 +224,9 @@ def k_verdict(v: Any, ns: str, batch: tuple[int, ...]) -> Any:
     """
     bad_type, bad_value = Bad((TypeError,), ("k",)), Bad((ValueError,), ("k",))
     if isinstance(v, np.ndarray) and v.ndim == 0:
-        v = v.tolist()  # one offset, under the scalar rule (ml_dtypes' int4 too)
+        v = v[()]  # one offset: its one element, under the scalar rule
+        if isinstance(v, (list, tuple)):  # an object array's one entry
+            return bad_type
     if type(v) is int:
         return v
     if not_a_number(v):

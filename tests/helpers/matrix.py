@@ -83,7 +83,7 @@ FORMS: list[Form] = [
         "1-D namespace array",
         lambda lib: lib.asarray([2]),
         (2,),
-        only=("numpy", "torch", "jax", "array_api_strict"),
+        only=("numpy", "cupy", "torch", "jax", "array_api_strict"),
     ),
     Form(
         "batch_shape",
@@ -143,13 +143,39 @@ FORMS: list[Form] = [
         "out",
         "strided view",
         lambda lib: _strided_out(lib, lib.float32),
-        only=("numpy", "torch"),
+        only=("numpy", "cupy", "torch"),
     ),
 ]
 
 PARAMS = ("n_rows", "n_cols", "batch_shape", "k", "dtype", "device", "out")
 # eye_like takes these; its x gives the rest.
 LIKE_PARAMS = ("k", "dtype", "out")
+
+
+def lib_marks(name: str) -> list[Any]:
+    """The marks of a cell on ``name``: CuPy's are ``gpu`` tests, which the
+    GPU check runs."""
+    import pytest
+
+    return [pytest.mark.gpu] if name == "cupy" else []
+
+
+def lib_params() -> list[Any]:
+    import pytest
+
+    return [pytest.param(name, id=name, marks=lib_marks(name)) for name in LIBS]
+
+
+def lib_or_skip(name: str) -> Any:
+    """The namespace module of ``LIBS[name]``, or a skip: not installed, or
+    (CuPy) no CUDA device to compute on."""
+    import pytest
+
+    from . import GPU_REASON, HAS_GPU
+
+    if name == "cupy" and not HAS_GPU:
+        pytest.skip(GPU_REASON)
+    return pytest.importorskip(LIBS[name])
 
 
 def default_device(lib: Any) -> Any:
@@ -163,6 +189,8 @@ def default_device(lib: Any) -> Any:
         return jax.devices()[0]
     if name == "array_api_strict":
         return lib.Device("CPU_DEVICE")
+    if name == "cupy":
+        return lib.cuda.Device()
     return "cpu"
 
 
@@ -241,6 +269,7 @@ def _strict_flags(**flags: Any) -> Callable[[], Any]:
 MODES: list[Mode] = [
     Mode("numpy", "eager"),
     Mode("numpy", "subclass", wrap="subclass"),
+    Mode("cupy", "eager"),
     Mode("torch", "eager"),
     Mode("torch", "no_grad", context=_torch_ctx("no_grad")),
     Mode("torch", "inference_mode", context=_torch_ctx("inference_mode")),
@@ -280,6 +309,7 @@ MODES: list[Mode] = [
 
 LIBS = {
     "numpy": "numpy",
+    "cupy": "cupy",
     "torch": "torch",
     "jax": "jax.numpy",
     "array_api_strict": "array_api_strict",

@@ -26,12 +26,12 @@ def _value(result: Any) -> np.ndarray[Any, Any]:
     return arr.astype(np.float64)
 
 
-@pytest.mark.parametrize("lib_name", list(table.LIBS))
+@pytest.mark.parametrize("lib_name", table.lib_params())
 @pytest.mark.parametrize(
     "form", table.ONNX_FORMS, ids=[f"{f.param}-{f.name}" for f in table.ONNX_FORMS]
 )
 def test_onnx_eye_like(lib_name: str, form: table.Form) -> None:
-    lib = pytest.importorskip(table.LIBS[lib_name])
+    lib = table.lib_or_skip(lib_name)
     x = lib.zeros((table.ROWS, table.COLS), dtype=lib.float32)
     kwargs = {form.param: form.make(lib)}
     result = eyelike.onnx.eye_like(x, **kwargs)
@@ -45,14 +45,14 @@ def test_onnx_eye_like(lib_name: str, form: table.Form) -> None:
     )
 
 
-@pytest.mark.parametrize("lib_name", list(table.LIBS))
+@pytest.mark.parametrize("lib_name", table.lib_params())
 @pytest.mark.parametrize(
     "form",
     table.OPENVINO_FORMS,
     ids=[f"{f.param}-{f.name}" for f in table.OPENVINO_FORMS],
 )
 def test_openvino_eye(lib_name: str, form: table.Form) -> None:
-    lib = pytest.importorskip(table.LIBS[lib_name])
+    lib = table.lib_or_skip(lib_name)
     if form.only and lib_name not in form.only:
         pytest.skip(f"{form.name}: {', '.join(form.only)} only")
     plain = {
@@ -90,7 +90,9 @@ def test_openvino_eye(lib_name: str, form: table.Form) -> None:
 def _cli_cells() -> list[Any]:
     """Every backend through a pipe; NumPy through a shell's pipe too."""
     cells = [
-        pytest.param("pipe", lib, form, id=f"pipe-{lib}-{form.name}")
+        pytest.param(
+            "pipe", lib, form, id=f"pipe-{lib}-{form.name}", marks=table.lib_marks(lib)
+        )
         for lib in table.LIBS
         for form in table.CLI_FORMS
         if not form.only or lib in form.only
@@ -107,7 +109,7 @@ def _cli_cells() -> list[Any]:
 def test_command_line(how: str, lib_name: str, form: table.Form) -> None:
     """The printed matrix is NumPy's print of the oracle, under the header
     that names its shape, dtype and library."""
-    pytest.importorskip(table.LIBS[lib_name])
+    table.lib_or_skip(lib_name)
     words = ["3", "4", "--backend", lib_name, *form.make(None)]
     rows, cols, batch, k, dtype = form.plain
     env = {**os.environ, "PYTHONIOENCODING": "utf-8"}

@@ -271,3 +271,82 @@ def test_command_line_exits_quietly_when_its_reader_closes() -> None:
     child.stderr.close()
     assert child.wait(timeout=120) == 141
     assert errors == b""
+
+
+# Found by a review of the fixes above, each failing on the code before.
+
+
+@pytest.mark.parametrize(
+    "call",
+    [
+        lambda td: eyelike.eye(td),
+        lambda td: eyelike.eye(2, batch_shape=td),
+        lambda td: eyelike.eye(2, k=td),
+        lambda td: eyelike.eye(2, k=[td], batch_shape=(1,)),
+    ],
+)
+def test_a_0d_duration_array_is_no_integer(call: Any) -> None:
+    """Reading a 0-d array by tolist() took timedelta64[ns] as its int."""
+    with pytest.raises(TypeError, match="must"):
+        call(np.array(np.timedelta64(3, "ns")))
+
+
+def test_a_0d_object_array_holds_one_offset() -> None:
+    k = np.empty((), dtype=object)
+    k[()] = [1, 0]
+    with pytest.raises(TypeError, match="k"):
+        eyelike.eye(2, k=k, batch_shape=(2,))
+
+
+@pytest.mark.parametrize(
+    "rows",
+    [
+        [np.array([1, 0]), np.array([0, 1])],
+        [torch.tensor([1, 0]), torch.tensor([0, 1])],
+        [range(1, -1, -1), range(2)],
+    ],
+    ids=["NumPy rows", "torch rows", "ranges"],
+)
+def test_a_list_k_of_sequences_of_any_kind(rows: Any) -> None:
+    """The list reader took only lists and tuples as levels."""
+    got = eyelike.eye(2, k=rows, batch_shape=(2, 2), dtype="int8")
+    want = eyelike.eye(
+        2, k=np.array([[1, 0], [0, 1]]), batch_shape=(2, 2), dtype="int8"
+    )
+    np.testing.assert_array_equal(got, want)
+
+
+def test_shared_and_looped_lists_are_refused_at_once() -> None:
+    """A list holding itself twice doubled each level until memory ran out;
+    40 levels of a shared pair describe 2**40 offsets."""
+    looped: list[Any] = []
+    looped += [looped, looped]
+    with pytest.raises(ValueError, match="nested more than 62 levels"):
+        eyelike.eye(2, k=looped, batch_shape=(2,))
+    shared: Any = [0]
+    for _ in range(40):
+        shared = [shared, shared]
+    with pytest.raises(MemoryError, match="k of shape"):
+        eyelike.eye(2, k=shared, batch_shape=(2,) * 40)
+
+
+def test_out_captured_by_an_outer_grad_is_refused_untouched() -> None:
+    """Only the innermost transform was asked: a vmap inside a grad let
+    torch's RuntimeError out."""
+    out = torch.full((3, 3), 7.0)
+
+    def inner(y: Any) -> Any:
+        eyelike.eye(3, out=out)
+        return y * 2
+
+    with pytest.raises(ValueError, match="out was made outside"):
+        torch.func.grad(lambda x: torch.func.vmap(inner)(x).sum())(torch.ones(2))
+    assert bool((out == 7).all())
+
+
+def test_cupy_dtype_refusal_is_a_dtype_error() -> None:
+    ml_dtypes = pytest.importorskip("ml_dtypes")
+    from eyelike._backends.cupy import check_dtype
+
+    with pytest.raises(eyelike.DTypeError, match="float8_e4m3fn"):
+        check_dtype(np.dtype(ml_dtypes.float8_e4m3fn))

@@ -303,18 +303,19 @@ class TorchBackend(Backend):
 
 
 def _captured_by_a_transform(torch: Any, out: Any) -> bool:
-    """Whether a torch.func transform that differentiates (grad, jvp, vjp) is
-    running and ``out`` was made outside it: such a transform refuses any
-    write into it (vmap writes an unbatched value there)."""
+    """Whether a torch.func transform that differentiates (grad, jvp, vjp)
+    runs around this call, and ``out`` was made outside it: such a
+    transform refuses any write into it (vmap writes an unbatched value
+    there)."""
     functorch = torch._C._functorch
     if functorch.maybe_current_level() is None:
         return False  # no transform: the common case
-    if functorch.is_functorch_wrapped_tensor(out):
-        return False
-    from torch._functorch.pyfunctorch import retrieve_current_functorch_interpreter
-
-    kind = retrieve_current_functorch_interpreter().key()
-    return str(kind).rsplit(".", 1)[-1] in ("Grad", "Jvp")
+    made_at = functorch.maybe_get_level(out)  # -1: made outside them all
+    return any(
+        str(interpreter.key()).rsplit(".", 1)[-1] in ("Grad", "Jvp")
+        and interpreter.level() > made_at
+        for interpreter in functorch.get_interpreter_stack()
+    )
 
 
 TORCH = TorchBackend()

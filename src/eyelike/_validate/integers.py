@@ -32,6 +32,7 @@ __all__ = [
     "is_symbolic",
     "is_time",
     "not_data",
+    "one_element",
     "within_int64",
 ]
 
@@ -74,8 +75,9 @@ def index_or_none(value: Any) -> int | None:
     "not an integer": other exceptions pass through unchanged.
     """
     if isinstance(value, _NDARRAY) and value.ndim == 0:
-        # Its one value, under the same rule (a bool array stays a bool).
-        value = host_values(value)
+        # Its one element, under the same rule (a bool stays a bool, a
+        # timedelta64 a duration).
+        value = one_element(value)
     if type(value) is int:
         return value
     if (
@@ -105,6 +107,13 @@ def host_values(value: np.ndarray[Any, Any]) -> Any:
     if isinstance(values, list):
         return [int(v) if type(v) is int else v for v in values]
     return int(values) if type(values) is int else values
+
+
+def one_element(value: np.ndarray[Any, Any]) -> Any:
+    """A 0-d NumPy array's element: a NumPy scalar, or (as torch.compile
+    traces NumPy, where that is a 0-d array again) its value."""
+    element = value[()]
+    return host_values(value) if isinstance(element, _NDARRAY) else element
 
 
 def holds_no_values(value: Any) -> bool:
@@ -194,6 +203,9 @@ def batch_shape(value: Any, name: str = "batch_shape") -> tuple[int, ...]:
             msg = f"{name} must be 1-D when given as an array; got shape {shape}"
             raise ValueError(msg)
         if shape[0] > MAX_BATCH_DIMS:
+            if is_bool_like(value):
+                msg = f"{name} must hold integers, not bools; got {show(value)}"
+                raise TypeError(msg)
             items = value
         elif isinstance(value, _NDARRAY):
             # Its values' types, not its dtype (which torch.compile cannot
@@ -227,11 +239,13 @@ def batch_shape(value: Any, name: str = "batch_shape") -> tuple[int, ...]:
             f"are supported (NumPy arrays have at most 64 dimensions)"
         )
         raise ValueError(msg)
-    for i, v in enumerate(items):
+    dims = []
+    for i, v in enumerate(items):  # in order: the first bad entry decides
         if isinstance(v, (list, tuple)):
             msg = (
                 f"{name} must be a flat sequence of ints (one per batch "
                 f"dimension); {name}[{i}] is a {type(v).__name__}"
             )
             raise TypeError(msg)
-    return tuple(dimension(v, f"{name}[{i}]") for i, v in enumerate(items))
+        dims.append(dimension(v, f"{name}[{i}]"))
+    return tuple(dims)

@@ -7,6 +7,7 @@ nothing truncates later, whatever the caller's integer width.
 
 from __future__ import annotations
 
+import math
 from types import ModuleType
 from typing import Any
 
@@ -16,12 +17,13 @@ from .integers import (
     INT64_MAX,
     INT64_MIN,
     MAX_BATCH_DIMS,
-    host_values,
     index_or_none,
     is_bool_like,
     is_time,
     not_data,
+    one_element,
 )
+from .size import physical_memory
 from .text import show
 
 # One name, not a chain: each link is a guard of torch.compile's program.
@@ -56,7 +58,10 @@ def host_offsets(
     if isinstance(k, _NDARRAY) and k.ndim == 0:
         # One offset for every matrix, read under the scalar rule. (Also
         # how torch.compile presents a NumPy scalar: as a 0-d array.)
-        k = host_values(k)
+        k = one_element(k)
+        if isinstance(k, (list, tuple)):  # an object array's one entry
+            msg = f"k as a 0-d array must hold one integer; got {show(k)}"
+            raise TypeError(msg)
     if not isinstance(k, (list, tuple, np.ndarray)):
         return min(max(_scalar(k), lo), hi)
     if isinstance(k, np.ndarray):
@@ -149,13 +154,23 @@ def _sequence(
 def _flatten(
     k: list[Any] | tuple[Any, ...], batch: tuple[int, ...]
 ) -> tuple[tuple[int, ...], list[Any]]:
-    """The shape of a nest of lists and tuples, rectangular down to its
-    last level, and that level's entries in order (row-major)."""
+    """The shape of a nest of sequences (lists, tuples, ranges, arrays of
+    rank >= 1), rectangular down to its last level, and that level's
+    entries in order (row-major).
+
+    Level by level, each list met once: a list that holds itself, or one
+    deeper than any batch, is refused at once, and so is a nest with more
+    entries than the batch has matrices (shared lists would otherwise
+    double a level at each step).
+    """
+    _check_size(k, batch)
     shape: list[int] = []
     level: list[Any] = [k]
-    while level and isinstance(level[0], (list, tuple)):
-        if len(shape) == MAX_BATCH_DIMS:
-            # Deeper than any batch (or a list that holds itself): refused
+    seen: set[int] = set()
+    while level and _is_level(level[0]):
+        ids = {id(v) for v in level}
+        if len(shape) == MAX_BATCH_DIMS or not ids.isdisjoint(seen):
+            # Deeper than any batch, or a list that holds itself: refused
             # before NumPy or a repr meets it, which would overflow the stack.
             rank = len(batch)
             msg = (
@@ -164,13 +179,75 @@ def _flatten(
                 f"level{'' if rank == 1 else 's'} of nesting"
             )
             raise ValueError(msg)
-        if not all(isinstance(v, (list, tuple)) for v in level):
+        seen |= ids
+        if not all(_is_level(v) for v in level):
             msg = f"k must hold integers only; got {show(k)}"
             raise TypeError(msg)
-        n = len(level[0])
-        if not all(len(v) == n for v in level):  # entries that are lists
+        rows = [_entries(v, k) for v in level]
+        n = len(rows[0])
+        if not all(len(r) == n for r in rows):  # entries that are lists
             msg = f"k must be a rectangular sequence of integers; got {show(k)}"
             raise TypeError(msg)
         shape.append(n)
-        level = [v for seq in level for v in seq]
+        level = [v for row in rows for v in row]
     return tuple(shape), level
+
+
+# Nests of up to this many offsets are walked before their size is judged.
+_CHEAP_TO_WALK = 1 << 20
+
+
+def _check_size(k: Any, batch: tuple[int, ...]) -> None:
+    """Refuse a nest whose shape, read down its first entries (as NumPy
+    reads it), holds more offsets than the batch has matrices, or than
+    memory holds: lists shared at every level would otherwise be expanded
+    to that size before any other check."""
+    shape: list[int] = []
+    first: Any = k
+    while _is_level(first) and len(shape) <= MAX_BATCH_DIMS:
+        entries = _entries(first, k)
+        shape.append(len(entries))
+        if not entries:
+            break
+        first = entries[0]
+    if len(shape) > MAX_BATCH_DIMS:
+        return  # the walk refuses it, as too deep
+    count = math.prod(shape)
+    if count <= _CHEAP_TO_WALK:
+        return  # the walk says what is wrong, in its order
+    total = math.prod(batch)
+    if type(total) is int and count > max(total, 1):
+        msg = (
+            f"k of shape {tuple(shape)} has more offsets than batch_shape "
+            f"{batch} has matrices: it cannot broadcast to it"
+        )
+        raise ValueError(msg)
+    if count * 8 > physical_memory():
+        msg = f"k of shape {tuple(shape)} has more offsets than memory holds"
+        raise MemoryError(msg)
+
+
+def _is_level(v: Any) -> bool:
+    """A sequence of offsets within ``k``: a list, a tuple, a range, or an
+    array of rank >= 1 (of any library)."""
+    if type(v) is int:  # the common entry (and torch.compile's sizes)
+        return False
+    if isinstance(v, (list, tuple, range)):
+        return True
+    return not isinstance(v, (str, bytes)) and bool(getattr(v, "ndim", 0))
+
+
+def _entries(v: Any, k: Any) -> list[Any] | tuple[Any, ...]:
+    """The entries of one sequence of ``k`` (an array's as Python values)."""
+    if isinstance(v, (list, tuple)):
+        return v
+    if isinstance(v, range):
+        return list(v)
+    try:
+        if hasattr(v, "tolist"):
+            entries: list[Any] = v.tolist()
+            return entries
+        return [v[i] for i in range(v.shape[0])]
+    except TypeError:  # no values yet (a tracer of JAX's jit)
+        msg = f"k must hold integers only; got {show(k)}"
+        raise TypeError(msg) from None

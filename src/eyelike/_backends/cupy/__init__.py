@@ -29,7 +29,7 @@ from typing import Any
 
 import numpy as np
 
-from ..._validate.dtypes import cached, numpy_entry
+from ..._validate.dtypes import DTypeError, cached, numpy_entry
 from ..._validate.text import show
 from .._base import Backend, Build
 from .constants import (
@@ -112,7 +112,7 @@ def check_dtype(dt: np.dtype[Any], why: str = "") -> np.dtype[Any]:
             f"dtype {dt.name} is not supported by CuPy{why}; "
             "of the ml_dtypes types CuPy has bfloat16 only"
         )
-        raise TypeError(msg)
+        raise DTypeError(msg)
     return dt
 
 
