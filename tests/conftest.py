@@ -13,6 +13,14 @@ from typing import Any
 
 import pytest
 from helpers import GPU_REASON, HAS_GPU, NAMESPACES
+from hypothesis import settings
+
+# CI (CI=true) runs hypothesis with a fixed seed and no example database, so
+# that a run's verdict is the commit's, not the draw's: exploring is for
+# `nox -s fuzz` and for the developers' runs, which stay random.
+settings.register_profile("ci", derandomize=True, database=None)
+if os.environ.get("CI"):
+    settings.load_profile("ci")
 
 
 def _backend_params() -> list[Any]:
