@@ -237,15 +237,7 @@ class Backend:
         """
         on_host = self._on_host(device)
         scratch = self._scratch(shape[-2], shape[-1], k)
-        try:
-            empty = check_size(shape, itemsize, on_host, scratch)
-        except MemoryError:
-            # Memory is judged where it is allocated: a shape only traced
-            # (jax.eval_shape, a FakeTensorMode...) allocates nothing here.
-            if not self._traced_only():
-                raise
-            empty = False
-        if empty:
+        if check_size(shape, itemsize, on_host, scratch, self._traced_only):
             self._check_empty(shape, itemsize, on_host)
         if out is None:
             return

@@ -104,9 +104,15 @@ class JaxBackend(Backend):
         # Under jit, vmap, eval_shape or export every jnp call is traced,
         # and makes a tracer: the output is then XLA's to allocate, when
         # (and where) the program runs.
-        import jax
+        # JAX's own flag first: the probe below allocates (and compiles) a
+        # value the first time.
+        try:
+            from jax._src.core import trace_state_clean
+        except ImportError:  # a JAX without it: a value made now tells
+            import jax
 
-        return isinstance(self._xp.zeros(()), jax.core.Tracer)
+            return isinstance(self._xp.zeros(()), jax.core.Tracer)
+        return not trace_state_clean()
 
     def _scratch(self, n_rows: int, n_cols: int, k: Any) -> int:
         return 0  # one fused computation: the output is all it writes

@@ -34,10 +34,12 @@ from .._validate.size import is_small
 from .._validate.text import show
 from ._base import Backend, Build
 from .torch_eye import (
+    captured_by_a_transform,
     has_device_type,
     mask,
     per_matrix,
     plain_dtype,
+    refuse_meta_k,
     scalar_k,
     storage_span,
     wide_unsigned,
@@ -226,7 +228,7 @@ class TorchBackend(Backend):
                     "inside inference_mode"
                 )
                 raise ValueError(msg)
-            if _captured_by_a_transform(torch, out):
+            if captured_by_a_transform(torch, out):
                 msg = (
                     "out was made outside the torch.func transform (grad, "
                     "jvp...) this call runs in, which cannot write into it; "
@@ -282,17 +284,9 @@ class TorchBackend(Backend):
     def eye(self, build: Build) -> Any:
         shape, k, dtype, device = build.shape, build.k, build.dtype, build.device
         out = build.out
-        if not isinstance(k, int) and getattr(k, "is_meta", False) is True:
-            # Checked where k and the result's device meet, before anything
-            # is made: a meta k's values cannot be read onto another device.
-            where = self._torch.get_default_device() if device is None else device
-            if where.type != "meta":
-                msg = (
-                    f"k is a meta tensor, which holds no values, but the result "
-                    f"is made on {where}: give k on that device, or make the "
-                    f"result on the meta device"
-                )
-                raise ValueError(msg)
+        if not isinstance(k, int):
+            # Where k and the result's device meet, before anything is made.
+            refuse_meta_k(self._torch, k, device)
         if type(math.prod(shape)) is not int:
             # Sizes known only when the program runs (torch.export, dynamic
             # compile): the one build that compares none of them.
@@ -300,22 +294,6 @@ class TorchBackend(Backend):
         if not isinstance(k, int):
             return per_matrix(self._torch, shape, k, dtype, device, out)
         return scalar_k(self._torch, shape, k, dtype, device, out)
-
-
-def _captured_by_a_transform(torch: Any, out: Any) -> bool:
-    """Whether a torch.func transform that differentiates (grad, jvp, vjp)
-    runs around this call, and ``out`` was made outside it: such a
-    transform refuses any write into it (vmap writes an unbatched value
-    there)."""
-    functorch = torch._C._functorch
-    if functorch.maybe_current_level() is None:
-        return False  # no transform: the common case
-    made_at = functorch.maybe_get_level(out)  # -1: made outside them all
-    return any(
-        str(interpreter.key()).rsplit(".", 1)[-1] in ("Grad", "Jvp")
-        and interpreter.level() > made_at
-        for interpreter in functorch.get_interpreter_stack()
-    )
 
 
 TORCH = TorchBackend()

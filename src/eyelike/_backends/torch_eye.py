@@ -12,10 +12,12 @@ import math
 from typing import Any
 
 __all__ = [
+    "captured_by_a_transform",
     "has_device_type",
     "mask",
     "per_matrix",
     "plain_dtype",
+    "refuse_meta_k",
     "scalar_k",
     "storage_span",
     "wide_unsigned",
@@ -201,3 +203,34 @@ def storage_span(shape: tuple[int, ...]) -> int:
     # torch multiplies the count in unsigned 64 bits: past 2**64 - 1 it fails.
     lead = math.prod(itertools.takewhile(bool, shape))
     return max(lead if lead >= 2**64 else 0, *strides)
+
+
+def captured_by_a_transform(torch: Any, out: Any) -> bool:
+    """Whether a torch.func transform that differentiates (grad, jvp, vjp)
+    runs around this call, and ``out`` was made outside it: such a
+    transform refuses any write into it (vmap writes an unbatched value
+    there)."""
+    functorch = torch._C._functorch
+    if functorch.maybe_current_level() is None:
+        return False  # no transform: the common case
+    made_at = functorch.maybe_get_level(out)  # -1: made outside them all
+    return any(
+        str(interpreter.key()).rsplit(".", 1)[-1] in ("Grad", "Jvp")
+        and interpreter.level() > made_at
+        for interpreter in functorch.get_interpreter_stack()
+    )
+
+
+def refuse_meta_k(torch: Any, k: Any, device: Any) -> None:
+    """Refuse a meta ``k`` for a result on another device (``device`` None:
+    torch's default): its values cannot be read there."""
+    if getattr(k, "is_meta", False) is not True:
+        return
+    where = torch.get_default_device() if device is None else device
+    if where.type != "meta":
+        msg = (
+            f"k is a meta tensor, which holds no values, but the result is "
+            f"made on {where}: give k on that device, or make the result on "
+            f"the meta device"
+        )
+        raise ValueError(msg)

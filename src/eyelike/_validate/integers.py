@@ -202,29 +202,23 @@ def batch_shape(value: Any, name: str = "batch_shape") -> tuple[int, ...]:
         if len(shape) != 1:
             msg = f"{name} must be 1-D when given as an array; got shape {shape}"
             raise ValueError(msg)
-        if shape[0] > MAX_BATCH_DIMS:
-            if is_bool_like(value):
-                msg = f"{name} must hold integers, not bools; got {show(value)}"
-                raise TypeError(msg)
-            items = value
-        elif isinstance(value, _NDARRAY):
-            # Its values' types, not its dtype (which torch.compile cannot
-            # read), tell a bool array.
-            items = host_values(value)
-            if any(type(v) is bool for v in items):
-                msg = f"{name} must hold integers, not bools; got {show(value)}"
-                raise TypeError(msg)
-        elif is_bool_like(value):
+        # A NumPy array's values tell a bool array (torch.compile cannot
+        # read its dtype); another library's dtype does.
+        numpy = isinstance(value, _NDARRAY) and shape[0] <= MAX_BATCH_DIMS
+        items = host_values(value) if numpy else value
+        if any(type(v) is bool for v in items) if numpy else is_bool_like(value):
             msg = f"{name} must hold integers, not bools; got {show(value)}"
             raise TypeError(msg)
-        elif hasattr(value, "tolist"):
-            try:
-                items = value.tolist()
-            except TypeError:  # no values to read yet (a tracer of JAX's jit)
-                msg = f"{name} must hold known values; got {show(value)}"
-                raise TypeError(msg) from None
-        else:  # e.g. array-api-strict: its 0-D entries have __index__
-            items = [value[i] for i in range(shape[0])]
+        # (Too many entries are refused below, before any is read.)
+        if not numpy and shape[0] <= MAX_BATCH_DIMS:
+            if hasattr(value, "tolist"):
+                try:
+                    items = value.tolist()
+                except TypeError:  # no values yet (a tracer of JAX's jit)
+                    msg = f"{name} must hold known values; got {show(value)}"
+                    raise TypeError(msg) from None
+            else:  # e.g. array-api-strict: its 0-D entries have __index__
+                items = [value[i] for i in range(shape[0])]
     elif isinstance(value, Sequence):
         items = value
     elif hasattr(value, "__index__"):

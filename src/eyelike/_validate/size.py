@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import math
 import os
+from collections.abc import Callable
 from typing import Any
 
 from .integers import INT64_MAX, is_symbolic
@@ -79,12 +80,19 @@ def refuse_span(shape: tuple[int, ...], span: int, unit: str) -> None:
         raise ValueError(msg)
 
 
-def check(shape: tuple[int, ...], itemsize: int, on_host: bool, scratch: int) -> bool:
+def check(
+    shape: tuple[int, ...],
+    itemsize: int,
+    on_host: bool,
+    scratch: int,
+    traced_only: Callable[[], bool] = lambda: False,
+) -> bool:
     """Refuse ``shape`` if its size overflows or exceeds this machine; return
     whether it has no elements (the library's own limits then apply).
 
     ``scratch`` is the backend's temporary memory beyond the output; the
-    memory limit applies to outputs in this machine's main memory only.
+    memory limit applies to outputs in this machine's main memory only, and
+    not where ``traced_only()`` (asked only then) says nothing is allocated.
     Sizes known only when the program runs (symbolic) are not checked: a
     comparison would become a guard of the exported or compiled program,
     fixed by the machine that made it; the library's own allocation judges
@@ -105,7 +113,9 @@ def check(shape: tuple[int, ...], itemsize: int, on_host: bool, scratch: int) ->
     nbytes += scratch
     # Looked up through the module so tests can pretend a smaller machine.
     memory = physical_memory()
-    if on_host and nbytes > memory:
+    # Memory is judged where it is allocated: a shape only traced
+    # (jax.eval_shape, a FakeTensorMode...) allocates nothing here.
+    if on_host and nbytes > memory and not traced_only():
         msg = (
             f"output shape {shape} needs {nbytes} bytes, more than this "
             f"machine's {memory} bytes of memory"
