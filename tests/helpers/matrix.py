@@ -349,6 +349,14 @@ class Refusal:
         )
 
 
+_NP_SCALARS = ("NumPy integer", "NumPy uint8", "NumPy int32", "0-d NumPy array")
+_NP_K_ARRAYS = tuple(f"NumPy {dt} array" for dt in _int_dtypes(None))
+_CLOSED_OVER = (
+    "Dynamo traces a NumPy value made outside the traced function as a "
+    "tensor whose values are known only when the program runs"
+)
+
+
 REFUSALS: list[Refusal] = [
     Refusal(
         "jax",
@@ -370,7 +378,15 @@ REFUSALS: list[Refusal] = [
     ),
     Refusal(
         "torch",
-        ("eager", "no_grad", "FakeTensorMode", "meta device", "func.vmap", "func.grad"),
+        (
+            "eager",
+            "no_grad",
+            "FakeTensorMode",
+            "meta device",
+            "func.vmap",
+            "func.grad",
+            "export non-strict",
+        ),
         "out",
         ("inference tensor",),
         ValueError,
@@ -444,28 +460,27 @@ REFUSALS: list[Refusal] = [
     ),
     Refusal(
         "torch",
-        _COMPILE,
+        ("export strict",),
         "n_rows",
         ("0-d namespace array",),
         TypeError,
         "n_rows",
-        "a count read from a tensor's values is data-dependent: "
-        "a compiled graph cannot hold it (torch.eye cannot take one either)",
+        "a count read from a tensor's values is the program's data: strict "
+        "export cannot let it be checked before the build (non-strict export "
+        "takes it as a symbolic size)",
     ),
     Refusal(
         "torch",
-        _COMPILE,
+        (*_COMPILE, "export strict"),
         "batch_shape",
         ("1-D namespace array",),
         TypeError,
         "batch_shape",
-        "a batch shape read from a tensor's values is data-dependent",
+        "a batch shape read from a tensor's values is the program's data "
+        "(non-strict export takes it as symbolic sizes)",
     ),
 ]
 
-
-_NP_SCALARS = ("NumPy integer", "NumPy uint8", "NumPy int32", "0-d NumPy array")
-_NP_K_ARRAYS = tuple(f"NumPy {dt} array" for dt in _int_dtypes(None))
 
 # Cells that fail today, each group with what goes wrong: open work, run as
 # strict xfails (a fixed cell fails the run until it leaves this list).
@@ -473,66 +488,37 @@ KNOWN_GAPS: list[tuple[str, tuple[str, ...], tuple[str, ...], tuple[str, ...], s
     (
         "torch",
         _COMPILE,
-        ("n_rows", "n_cols", "k"),
-        ("NumPy uint8", "NumPy int32"),
-        "Dynamo passes a NumPy scalar other than int64, made outside the "
-        "compiled function, in as a tensor, whose value is data-dependent "
-        "(int64 and 0-d NumPy arrays are read as constants)",
+        ("n_rows", "n_cols", "batch_shape"),
+        ("NumPy uint8", "NumPy int32", "1-D NumPy array"),
+        _CLOSED_OVER + " (Dynamo reads a 0-d int64 one as a constant): "
+        "torch's own data-dependent error, not yet a TypeError naming the "
+        "parameter",
     ),
     (
         "torch",
         ("export strict",),
         ("n_rows", "n_cols", "batch_shape", "k"),
-        _NP_SCALARS,
-        "strict export reads a NumPy scalar made outside the module as a "
-        "data-dependent value",
-    ),
-    (
-        "torch",
-        (*_COMPILE, "export strict"),
-        ("batch_shape",),
-        ("1-D NumPy array",),
-        "Dynamo passes a NumPy array in as a tensor, whose values are data-dependent",
-    ),
-    (
-        "torch",
-        (*_COMPILE, "export strict", "export non-strict"),
-        ("n_rows",),
-        ("0-d namespace array",),
-        "a count from a tensor's values is data-dependent: refused by torch's "
-        "own error, not yet a TypeError naming the parameter",
-    ),
-    (
-        "torch",
-        (*_COMPILE, "export strict"),
-        ("batch_shape",),
-        ("1-D namespace array",),
-        "a count from a tensor's values is data-dependent: refused by torch's "
-        "own error, not yet a TypeError naming the parameter",
+        (*_NP_SCALARS, "1-D NumPy array"),
+        _CLOSED_OVER + ": torch's own data-dependent error, not yet a "
+        "TypeError naming the parameter",
     ),
     (
         "torch",
         ("export strict",),
         ("k",),
         _NP_K_ARRAYS,
-        "a NumPy k array closed over by a strictly exported module: the "
-        "program returns a FakeTensor (its conversion to a tensor is traced "
-        "as a constant)",
+        _CLOSED_OVER + ", which strict export captures as a fake constant: "
+        "the program returns a FakeTensor (torch.as_tensor of it does too; "
+        "one made inside the module is right)",
     ),
     (
         "torch",
-        ("compile dynamic",),
-        ("batch_shape",),
-        ("range",),
-        "a range of symbolic sizes is not a constant to Dynamo",
-    ),
-    (
-        "torch",
-        (*_COMPILE, "export strict", "export non-strict"),
+        (*_COMPILE, "export strict"),
         ("out",),
         ("inference tensor",),
-        "torch.compile cannot ask whether a tensor is an inference tensor (a "
-        "graph break): torch refuses the write with its own RuntimeError",
+        "Dynamo cannot ask whether a tensor is an inference tensor (a graph "
+        "break it calls fundamental): the compiled program's write is refused "
+        "by torch's own RuntimeError when it runs, out untouched",
     ),
 ]
 

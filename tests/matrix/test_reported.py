@@ -145,6 +145,43 @@ def test_forms_export(strict: bool) -> None:
         assert torch.equal(result, x + make(x))
 
 
+def test_tensor_count_is_a_symbolic_size_under_non_strict_export() -> None:
+    """Found by the matrix: a 0-d tensor count under torch.export(strict=False)
+    raised torch's 'Could not extract specialized integer'. It is now a size
+    known when the program runs, as torch.eye takes it: the program is right
+    for other counts, and refuses a negative one."""
+
+    class Module(torch.nn.Module):
+        def forward(self, n: Any) -> Any:
+            return eyelike.eye(n, batch_shape=2, k=[0, 1], xp=torch)
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        program = torch.export.export(Module(), (torch.tensor(3),), strict=False)
+    for n in (3, 5, 0):
+        got = program.module()(torch.tensor(n))
+        assert torch.equal(got, eyelike.eye(n, batch_shape=2, k=[0, 1], xp=torch))
+    with pytest.raises(RuntimeError, match="u0 >= 0"):
+        program.module()(torch.tensor(-1))
+
+
+@pytest.mark.parametrize("dynamic", [False, True, None])
+def test_closed_over_forms_under_compile(dynamic: bool | None) -> None:
+    """Found by the matrix: a NumPy uint8 k and a range batch_shape, made
+    outside the compiled function, raised Unsupported (the range only with
+    dynamic=True)."""
+    k, batch = np.uint8(1), range(2, 4)
+    torch._dynamo.reset()
+    compiled = torch.compile(
+        lambda x: x + eyelike.eye(3, batch_shape=batch, k=k, xp=torch),
+        fullgraph=True,
+        backend="eager",
+        dynamic=dynamic,
+    )
+    x = torch.zeros(2, 3, 3, 3)
+    assert torch.equal(compiled(x), torch.from_numpy(np.eye(3, k=1, dtype="f4")) + x)
+
+
 def test_bad_count_under_fullgraph_names_it() -> None:
     """Bug: eye(-1) under fullgraph reported that Dynamo cannot trace
     str.partition; now eyelike's error is what torch wraps."""

@@ -158,11 +158,11 @@ class TorchBackend(Backend):
         if (
             type(k) is not int
             and isinstance(k, _NDARRAY)
-            and k.ndim
-            and self._torch.compiler.is_compiling()
+            and (k.ndim or not self._torch.compiler.is_exporting())
+            and self._torch.compiler.is_dynamo_compiling()
         ):
-            # torch.compile traces a NumPy array as a tensor, whose dtype it
-            # reads only as one: checked and clamped as a tensor k.
+            # Dynamo traces a NumPy value (a scalar too) as a tensor, whose
+            # dtype it reads only as one: checked and clamped as a tensor k.
             k = self._torch.as_tensor(k)
         return _BASE_OFFSETS(self, k, batch, n_rows, n_cols)
 
@@ -220,7 +220,7 @@ class TorchBackend(Backend):
                 "torch.nn.init.eye_ fills a weight)"
             )
             raise ValueError(msg)
-        if not torch.compiler.is_compiling():  # where neither can be asked
+        if not torch.compiler.is_dynamo_compiling():  # where neither can be asked
             if out.is_inference() and not torch.is_inference_mode_enabled():
                 msg = (
                     "out is an inference tensor (made under "
