@@ -1,17 +1,26 @@
 # /// script
 # dependencies = ["nox>=2024.10"]
 # ///
-"""Sessions: ``tests`` (default, CPU), ``lint`` (default), ``gpu`` (opt-in).
+"""What each session is for:
 
-``tests``, ``lint`` and ``docs`` install the pinned sets in ``requirements/``
-(made by ``nox -s lock`` from the dependency groups below, so that an
-upstream release cannot turn main red without a commit of ours);
-``tests-latest`` runs the tests against the newest releases instead, to see
-drift before the pins are moved on purpose.
+- ``tests`` (default): the CPU tests on the pinned newest set;
+- ``tests-oldest``: the same tests on the lowest versions we declare;
+- ``lint`` (default): ruff and mypy;
+- ``docs``: the documentation, warnings as errors, examples as doctests;
+- ``tests-latest``: the tests on the newest releases, unpinned (drift seen
+  before the pins move);
+- ``lock``, ``lock-oldest``: regenerate the pinned sets (newest, oldest);
+- ``gpu``: the tests marked ``gpu`` (a CUDA machine);
+- ``bench``: the benchmark; ``fuzz``: the long fuzz run.
+
+``tests``, ``tests-oldest``, ``lint`` and ``docs`` install the pinned sets in
+``requirements/`` (made by ``nox -s lock`` from the dependency groups below,
+so that an upstream release cannot turn main red without a commit of ours).
 """
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 
 import nox
@@ -57,6 +66,14 @@ def tests(session: nox.Session) -> None:
     session.run("pytest", *session.posargs)
 
 
+@nox.session(name="tests-oldest", python=PINNED_PYTHON, default=False)
+def tests_oldest(session: nox.Session) -> None:
+    """The CPU tests on the lowest versions the project declares
+    (``requirements/test-oldest.txt``): each lower bound is a tested claim."""
+    install_locked(session, "test-oldest")
+    session.run("pytest", *session.posargs)
+
+
 @nox.session(name="tests-latest", default=False)
 def tests_latest(session: nox.Session) -> None:
     """The CPU tests against the newest release of every dependency (not in
@@ -75,7 +92,7 @@ def lock(session: nox.Session) -> None:
     project = PYPROJECT["project"]["dependencies"]
     # hatchling asks for editables to build an editable install with a
     # force-include (the kernels/ folder).
-    build = [*PYPROJECT["build-system"]["requires"], "editables"]
+    build = [*PYPROJECT["build-system"]["requires"], "editables>=0.5"]
     LOCKS.mkdir(exist_ok=True)
     # A path relative to the project, so the "via" notes do not change with
     # each run's temporary folder.
@@ -95,6 +112,49 @@ def lock(session: nox.Session) -> None:
             str(source),
             env={"CUSTOM_COMPILE_COMMAND": "nox -s lock"},
         )
+
+
+@nox.session(name="lock-oldest", python=PINNED_PYTHON, default=False)
+def lock_oldest(session: nox.Session) -> None:
+    """Regenerate ``requirements/test-oldest.txt``: uv's lowest versions of
+    our direct dependencies, the rest resolved to what they allow."""
+    session.install("uv>=0.5")
+    project = PYPROJECT["project"]["dependencies"]
+    build = [*PYPROJECT["build-system"]["requires"], "editables>=0.5"]
+    tmp = Path(session.create_tmp()).resolve()
+    source = tmp / "test-oldest.in"
+    # The package's own dependencies held to the release series they name,
+    # which newer transitive releases would otherwise lift (NumPy 2 for a
+    # NumPy >= 1.26). Without the CuPy kernel checks' tools: CuPy 14 needs
+    # NumPy 2 (those tests skip here, and run on the newest set).
+    own = [r.replace(">=", "==") + ".*" for r in project]
+    tools = ("cupy-", "nvidia-")
+    # (torch: the CPU build, which lies where pip's find-links point.)
+    oldest = [
+        d.replace("torch==2.13.0", "torch==2.13.0+cpu")
+        for d in TEST_DEPS
+        if not d.startswith(tools)
+    ]
+    links = os.environ.get("PIP_FIND_LINKS", "").split()
+    source.write_text("\n".join([*own, *build, *oldest]) + "\n")
+    session.run(
+        "uv",
+        "pip",
+        "compile",
+        "--quiet",
+        "--resolution",
+        "lowest-direct",
+        "--python-version",
+        PINNED_PYTHON,
+        "--python-platform",
+        "x86_64-manylinux_2_28",
+        "--custom-compile-command",
+        "nox -s lock-oldest",
+        *[arg for link in links for arg in ("--find-links", link)],
+        "--output-file",
+        str(LOCKS / "test-oldest.txt"),
+        str(source),
+    )
 
 
 @nox.session(python=PINNED_PYTHON)

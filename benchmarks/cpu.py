@@ -119,7 +119,7 @@ def run(
         for extra in extras if others else ():
             try:
                 peers.update(extra(c))
-            except Exception as exc:  # noqa: PERF203 - a peer lacking the case is skipped
+            except Exception as exc:  # a peer lacking the case is skipped
                 skipped.append(f"{extra.__name__[1:-6]} on {c.name}: {exc}"[:160])
         plan.append((c, peers))
     bar: Any = None

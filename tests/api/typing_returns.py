@@ -11,12 +11,11 @@ class ``OtherArray`` checks the same rule everywhere.
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, assert_type
 
 import numpy as np
 import numpy.typing as npt
 import torch
-from typing_extensions import assert_type
 
 from eyelike import eye, eye_like
 

@@ -390,7 +390,10 @@ def _edge_values() -> list[Any]:
     values += [np.array([2, 1], np.int32), np.array(["3"]), np.float32, np, "cpu"]
     values += [[True], [2, np.False_], "float8_e8m0fnu", "int1"]
     if ml_dtypes is not None:
-        values += [ml_dtypes.bfloat16, ml_dtypes.float8_e8m0fnu, ml_dtypes.int1]
+        values += [ml_dtypes.bfloat16, ml_dtypes.float8_e8m0fnu]
+        # (int1 is newer than ml_dtypes 0.5.0, the oldest release we support.)
+        int1 = getattr(ml_dtypes, "int1", None)
+        values += [] if int1 is None else [int1]
     if torch is not None:
         values += [torch.tensor(3), torch.tensor([3]), torch.tensor(2.5)]
         values += [torch.tensor([3], dtype=torch.int32), torch.float32]

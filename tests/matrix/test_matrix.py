@@ -185,6 +185,7 @@ def _run(
             return torch.func.grad(lambda w: (w * apply(values).to(w.dtype)).sum())(w)
     if mode.lib == "jax":
         import jax
+        import jax.export  # (a submodule older JAX does not import)
         import jax.numpy as jnp
 
         inputs, rebuild = _split_tensors(values, lambda v: isinstance(v, jax.Array))
