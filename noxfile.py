@@ -135,6 +135,8 @@ def lock_oldest(session: nox.Session) -> None:
         for d in TEST_DEPS
         if not d.startswith(tools)
     ]
+    # jax.export imports absl, which JAX before 0.7 does not declare.
+    oldest.append("absl-py>=2.1")
     links = os.environ.get("PIP_FIND_LINKS", "").split()
     source.write_text("\n".join([*own, *build, *oldest]) + "\n")
     session.run(

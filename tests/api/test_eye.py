@@ -158,7 +158,7 @@ def test_eye_device_argument_array_api_strict() -> None:
     result = eyelike.eye(2, 3, xp=s, device=dev, k=[1, 0], batch_shape=2)
     assert result.device == dev
     # A device without 64-bit integers still gets exact results for huge k.
-    dev = s.Device("no_x64")
+    dev = _strict_device(s, "no_x64")
     result = eyelike.eye(2, xp=s, device=dev, k=[2**63, -1], batch_shape=2)
     _check(result, s, (2, 2, 2), reference((2,), 2, 2, [2**63, -1]))
 
@@ -203,10 +203,19 @@ def test_out_sets_the_defaults(xp: Any) -> None:
     _check(out, xp, (2, 3, 4), reference((2,), 3, 4, 1))
 
 
+def _strict_device(s: Any, name: str) -> Any:
+    """array-api-strict's device ``name``; a skip where its release has none
+    of that name (``no_x64`` is newer than array-api-strict 2.3)."""
+    try:
+        return s.Device(name)
+    except ValueError:
+        pytest.skip(f"array-api-strict {s.__version__} has no device {name!r}")
+
+
 def test_out_on_a_non_default_device_array_api_strict() -> None:
     s = pytest.importorskip("array_api_strict")
     for name in ("device1", "no_x64"):
-        out = s.zeros((2, 3, 4), dtype=s.float32, device=s.Device(name))
+        out = s.zeros((2, 3, 4), dtype=s.float32, device=_strict_device(s, name))
         eyelike.eye(3, 4, k=[1, -(2**63)], batch_shape=2, out=out)
         _check(out, s, (2, 3, 4), reference((2,), 3, 4, [1, -(2**63)]))
 

@@ -151,7 +151,9 @@ def test_int4_prints_as_int(capsys: pytest.CaptureFixture[str]) -> None:
 def test_complex32_keeps_its_imaginary_part(capsys: pytest.CaptureFixture[str]) -> None:
     """Bug: ml_dtypes' complex32 was printed widened to float32, dropping the
     imaginary part with a ComplexWarning."""
-    pytest.importorskip("ml_dtypes")
+    ml_dtypes = pytest.importorskip("ml_dtypes")
+    if not hasattr(ml_dtypes, "complex32"):
+        pytest.skip(f"ml_dtypes {ml_dtypes.__version__} has no complex32")
     assert main(["2", "--dtype", "complex32"]) == 0
     out = capsys.readouterr().out
     assert _header(out) == (
@@ -167,7 +169,11 @@ def test_array_api_strict_device_names(
     """Bug: --device device1 with array_api_strict failed ("device 'device1'
     is not one of (... Device('device1') ...)"): the CLI takes each
     namespace's own device names."""
-    pytest.importorskip("array_api_strict")
+    s = pytest.importorskip("array_api_strict")
+    try:
+        s.Device(name)
+    except ValueError:  # no_x64 is newer than array-api-strict 2.3
+        pytest.skip(f"array-api-strict {s.__version__} has no device {name!r}")
     assert main(["2", "--backend", "array_api_strict", "--device", name]) == 0
     out = capsys.readouterr().out
     assert _header(out).startswith("# shape (2, 2), dtype ")

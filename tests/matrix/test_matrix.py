@@ -87,13 +87,13 @@ def _arguments(mode: table.Mode, entry: str, form: table.Form, lib: Any) -> Any:
         if device is not None:
             kwargs["device"] = device
     else:
-        x = lib.zeros((*table.BATCH, table.ROWS, table.COLS), dtype=lib.float32)
-        if device is not None:
-            x = x.to_device(device)
+        on = {} if device is None else {"device": device}
+        x = lib.zeros((*table.BATCH, table.ROWS, table.COLS), dtype=lib.float32, **on)
         args = [x]
     value = form.make(lib)
     if device is not None and form.param == "out" and value is not None:
-        value = value.to_device(device)
+        # (asarray, not to_device: array-api-strict 2.3's to_device needs NumPy 2)
+        value = lib.asarray(value, device=device)
     if form.param == "n_rows":
         args[0] = value
         plain["rows"] = form.plain

@@ -145,13 +145,14 @@ class TorchBackend(Backend):
         return super().dtype(dtype, device)
 
     def _dtype_table(self, device: Any) -> dict[str, Any]:
-        table = super()._dtype_table(device)
-        # array-api-compat lists only the standard's set; torch has more.
+        # torch's own names, on every device (array-api-compat's list has the
+        # standard's only, cached up to 1.11: torch.compile warns of that).
         torch = self._torch
+        table = {}
         for name in _dtypes.STANDARD_NAMES + _dtypes.EXTRA_NAMES:
             dt = getattr(torch, name, None)
             if isinstance(dt, torch.dtype):
-                table.setdefault(name, dt)
+                table[name] = dt
         return table
 
     def offsets(self, k: Any, batch: tuple[int, ...], n_rows: int, n_cols: int) -> Any:
