@@ -165,6 +165,18 @@ def test_tensor_count_is_a_symbolic_size_under_non_strict_export() -> None:
         program.module()(torch.tensor(-1))
 
 
+def test_a_count_without_a_value_under_fake_tensor_mode_is_refused_by_name() -> None:
+    """A FakeTensorMode's tensor made without a value is no count: a
+    TypeError naming n_rows, not torch's DataDependentOutputException."""
+    from torch._subclasses.fake_tensor import FakeTensorMode
+
+    with FakeTensorMode():
+        n = torch.empty((), dtype=torch.int64)
+        with pytest.raises(TypeError, match="n_rows must be a non-negative integer"):
+            eyelike.eye(n, xp=torch)
+        assert eyelike.eye(torch.tensor(3), xp=torch).shape == (3, 3)
+
+
 @pytest.mark.parametrize("dynamic", [False, True, None])
 def test_closed_over_forms_under_compile(dynamic: bool | None) -> None:
     """Found by the matrix: a NumPy uint8 k and a range batch_shape, made

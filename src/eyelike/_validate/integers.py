@@ -95,7 +95,10 @@ def index_or_none(value: Any) -> int | None:
         # A tensor torch.export(strict=False) or a FakeTensorMode traces: its
         # value, a symbolic int known when the program runs (``__index__``
         # would ask for the example's).
-        return value.tolist()  # type: ignore[no-any-return]
+        try:
+            return value.tolist()  # type: ignore[no-any-return]
+        except RuntimeError:  # a FakeTensorMode's, holding no value
+            return None
     try:
         return operator.index(value)
     except TypeError:
