@@ -31,7 +31,7 @@ from typing import Any
 __all__ = ["cases", "main", "unpack"]
 
 ROOT = Path(__file__).resolve().parents[1]
-LIBRARIES = ("numpy", "torch", "jax")
+LIBRARIES = ("numpy", "torch", "jax", "array_api_strict")
 
 
 def unpack(revision: str, folder: Path) -> ModuleType:
@@ -85,6 +85,50 @@ def cases(m: Any, libraries: set[str]) -> dict[str, Callable[[], Any]]:
             "jax eye_like 3x3": lambda: m.eye_like(j).block_until_ready(),
         }
     return found
+
+
+def clients(
+    m: Any, libraries: set[str]
+) -> dict[str, tuple[Callable[[], Any], Callable[[], Any]]]:
+    """The small calls real libraries make (kornia, scikit-learn, SciPy) on
+    each of ``libraries`` installed here, each with the library's own call
+    for the same arguments: (eyelike's, own)."""
+    found: dict[str, tuple[Callable[[], Any], Callable[[], Any]]] = {}
+    torch = _optional("torch") if "torch" in libraries else None
+    if torch is not None:
+        dev, f32 = torch.device("cpu"), torch.float32
+        found["torch eye(3, device=x.device, dtype=)"] = (
+            lambda: m.eye(3, device=dev, dtype=f32, xp=torch),
+            lambda: torch.eye(3, device=dev, dtype=f32),
+        )
+        found["torch eye(3, batch_shape=4, device=, dtype=)"] = (
+            lambda: m.eye(3, batch_shape=4, device=dev, dtype=f32, xp=torch),
+            lambda: torch.eye(3, device=dev, dtype=f32).expand(4, 3, 3).clone(),
+        )
+    compat = _optional("array_api_compat.numpy") if "numpy" in libraries else None
+    if compat is not None:
+        vendored = ModuleType("sklearn.externals.array_api_compat.numpy")
+        vendored.__dict__.update(
+            {k: v for k, v in vars(compat).items() if k != "__name__"}
+        )
+        for label, xp in (("compat", compat), ("vendored compat", vendored)):
+            found[f"numpy ({label}) eye(3, dtype=, device='cpu')"] = _pair(m, xp)
+    strict = _optional("array_api_strict") if "array_api_strict" in libraries else None
+    if strict is not None:
+        cpu = strict.Device("CPU_DEVICE")
+        found["array_api_strict eye(3, dtype=, device=)"] = (
+            lambda: m.eye(3, dtype=strict.float64, device=cpu, xp=strict),
+            lambda: strict.eye(3, dtype=strict.float64, device=cpu),
+        )
+    return found
+
+
+def _pair(m: Any, xp: Any) -> tuple[Callable[[], Any], Callable[[], Any]]:
+    """eyelike's and ``xp``'s own ``eye(3, dtype=float64, device="cpu")``."""
+    return (
+        lambda: m.eye(3, dtype=xp.float64, device="cpu", xp=xp),
+        lambda: xp.eye(3, dtype=xp.float64, device="cpu"),
+    )
 
 
 def _optional(name: str) -> Any:
@@ -169,6 +213,19 @@ def main(argv: list[str] | None = None) -> int:
             b, a = statistics.median(before), statistics.median(after)
             ratio = statistics.median(n / o for n, o in zip(after, before, strict=True))
             print(f"{name:34s} old {b:8.3f} us  new {a:8.3f} us  new/old {ratio:5.3f}")
+        print("# eyelike here against the library's own call, as clients make it")
+        for name, (ours, own) in clients(eyelike, libraries).items():
+            mine: list[float] = []
+            theirs: list[float] = []
+            for i in range(args.rounds):
+                pair = [(ours, mine), (own, theirs)]
+                for fn, into in pair[::-1] if i % 2 else pair:
+                    into.append(_per_call(fn, 2000))
+            ratio = statistics.median(a / b for a, b in zip(mine, theirs, strict=True))
+            print(
+                f"{name:44s} eyelike {statistics.median(mine):7.3f} us  own "
+                f"{statistics.median(theirs):7.3f} us  ratio {ratio:5.2f}"
+            )
         torch = _optional("torch") if "torch" in libraries else None
         if torch is not None:
             print("# torch.compile guards checked on each call")

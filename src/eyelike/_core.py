@@ -183,21 +183,18 @@ def eye(
            [[0, 0],
             [1, 0]]])
     """
-    if (
-        out is None
-        and device is None
-        and chunks is None
-        and order is None
-        and type(batch_shape) is tuple
-    ):
+    if out is None and chunks is None and order is None:
         # The common small call, where the backend has a short path for it.
         # Finding the backend first is also the general path's first step.
         cols = n_rows if n_cols is None else n_cols
-        backend = DEFAULT if xp is None else backend_of_namespace(xp)
-        shape = (*batch_shape, n_rows, cols) if batch_shape else (n_rows, cols)
-        small = backend.small_eye(shape, k, dtype, None)
-        if small is not None:
-            return small
+        if type(batch_shape) is int and batch_shape >= 0:
+            batch_shape = (batch_shape,)
+        if type(batch_shape) is tuple:
+            backend = DEFAULT if xp is None else backend_of_namespace(xp)
+            shape = (*batch_shape, n_rows, cols) if batch_shape else (n_rows, cols)
+            small = backend.small_eye(shape, k, dtype, None, device)
+            if small is not None:
+                return small
     return general_eye(
         n_rows, n_cols, k, batch_shape, dtype, device, xp, out, chunks, order
     )
@@ -269,7 +266,7 @@ def eye_like(x: Any, /, *, k: Any = 0, dtype: Any = None, out: Any = None) -> An
     """
     backend = backend_of_array(x, "x")
     if out is None:
-        small = backend.small_eye(None, k, x.dtype if dtype is None else dtype, x)
+        small = backend.small_eye(None, k, x.dtype if dtype is None else dtype, x, None)
         if small is not None:
             return small
     return general_eye_like(backend, x, k, dtype, out)

@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import warnings
 from collections.abc import Callable
+from types import ModuleType
 from typing import Any
 from unittest import mock
 
@@ -94,18 +95,25 @@ def _compare_eye(
     n_cols: Any,
     k: Any,
     dtype: Any,
-    batch: tuple[Any, ...] = (),
+    batch: Any = (),
     xp: Any = None,
+    device: Any = None,
 ) -> bool:
     """Compare the two paths of ``eye``; returns whether the short one ran."""
     backend = backend_of_namespace(xp)
-    shape = (*batch, n_rows, n_rows if n_cols is None else n_cols)
-    short = _result(lambda: backend.small_eye(shape, k, dtype, None))
+    # (An int batch reaches the short path as a tuple of one.)
+    dims = (batch,) if type(batch) is int and batch >= 0 else batch
+    if type(dims) is not tuple:
+        return False  # the general path alone decides
+    shape = (*dims, n_rows, n_rows if n_cols is None else n_cols)
+    short = _result(lambda: backend.small_eye(shape, k, dtype, None, device))
     if _declined(short):
         return False  # the general path alone decides
     general = _general(
         backend,
-        lambda: eyelike.eye(n_rows, n_cols, k=k, batch_shape=batch, dtype=dtype, xp=xp),
+        lambda: eyelike.eye(
+            n_rows, n_cols, k=k, batch_shape=batch, dtype=dtype, xp=xp, device=device
+        ),
     )
     _same(short, general)
     return True
@@ -116,7 +124,7 @@ def _compare_eye_like(x: Any, k: Any, dtype: Any) -> bool:
     ran."""
     backend = backend_of_array(x)
     want = x.dtype if dtype is None else dtype
-    short = _result(lambda: backend.small_eye(None, k, want, x))
+    short = _result(lambda: backend.small_eye(None, k, want, x, None))
     if _declined(short):
         return False
     _same(short, _general(backend, lambda: eyelike.eye_like(x, k=k, dtype=dtype)))
@@ -155,6 +163,11 @@ def test_short_path_on_anything_in_each_position(value: Any) -> None:
     for args in ((value, 3, 0, None), (3, value, 0, None), (3, 3, value, None)):
         _compare_eye(*args)
     _compare_eye(3, 4, 1, value)
+    _compare_eye(3, 4, 1, None, device=value)
+    _compare_eye(3, 4, 1, None, batch=value)
+    if torch is not None:
+        _compare_eye(3, 4, 1, None, xp=torch, device=value)
+        _compare_eye(3, 4, 1, None, xp=torch, batch=value)
 
 
 def test_short_path_takes_the_common_calls() -> None:
@@ -170,9 +183,11 @@ def test_short_path_takes_the_common_calls() -> None:
     assert not _compare_eye(3, None, 0.0, None)  # a float k: general path
     assert not _compare_eye(1000, 1000, 0, None)  # too large: general path
     assert not _compare_eye(3, None, 0, None, batch=(2,))  # a batch: general
+    assert _compare_eye(3, None, 0, "float64", device="cpu")  # NumPy's one device
+    assert not _compare_eye(3, None, 0, None, device="gpu")
     assert not _compare_eye_like(np.empty(3), 0, None)  # rank 1: general
     assert not _compare_eye_like(np.empty((2, 3, 3)), 0, None)  # a batch
-    assert DEFAULT.small_eye((3, 3), 0, None, None) is not None
+    assert DEFAULT.small_eye((3, 3), 0, None, None, None) is not None
 
 
 def test_short_path_on_the_edge_values() -> None:
@@ -197,6 +212,32 @@ def test_torch_eye_short_path_is_the_general_path(
     batch: tuple[Any, ...], n_rows: Any, n_cols: Any, k: Any, dtype: Any
 ) -> None:
     _compare_eye(n_rows, n_cols, k, dtype, batch, xp=torch)
+
+
+# The devices a caller passes: x.device (a torch.device), names, odd ones.
+torch_devices = (
+    st.sampled_from(
+        [None, "cpu", "meta", "cpu:0", "cuda", 0, -1]
+        + [torch.device(d) for d in ("cpu", "cpu:0", "meta", "cuda")]
+    )
+    if torch
+    else st.nothing()
+) | hostile("device")
+
+
+@needs_torch
+@fuzz(300)
+@given(
+    batch=st.integers(-2, 5) | batches,
+    n_rows=small_counts,
+    k=offsets,
+    dtype=st.none() | torch_dtypes,
+    device=torch_devices,
+)
+def test_torch_eye_short_path_with_a_device_and_int_batch(
+    batch: Any, n_rows: Any, k: Any, dtype: Any, device: Any
+) -> None:
+    _compare_eye(n_rows, None, k, dtype, batch, xp=torch, device=device)
 
 
 @needs_torch
@@ -247,6 +288,11 @@ def test_torch_short_path_takes_the_common_calls() -> None:
         _compare_eye_like(torch.empty(3, 3), 0, None),
         _compare_eye_like(torch.empty(64, 32, 32), 0, None),
         _compare_eye_like(torch.empty(64, 32, 32, dtype=torch.bfloat16), -3, None),
+        # kornia's calls: x.device and x.dtype given, an int batch.
+        _compare_eye(3, None, 0, torch.float32, xp=torch, device=torch.device("cpu")),
+        _compare_eye(
+            3, None, 0, torch.float64, 8, xp=torch, device=torch.device("cpu")
+        ),
     ]
     assert all(taken)
     assert not _compare_eye_like(torch.empty(3, 3), torch.tensor(0), None)
@@ -278,3 +324,18 @@ def test_torch_short_path_on_the_edge_values() -> None:
             _compare_eye(*args, xp=torch)
         _compare_eye_like(torch.empty(2, 2), value, None)
         _compare_eye_like(torch.empty(2, 2), 0, value)
+
+
+@pytest.mark.parametrize("lib", ["numpy", "torch"])
+def test_a_vendored_array_api_compat_namespace_is_its_library(lib: str) -> None:
+    """scikit-learn and SciPy vendor array-api-compat
+    (``sklearn.externals.array_api_compat.numpy``): such a namespace is the
+    library it wraps, and its small call takes the short path."""
+    compat = pytest.importorskip(f"array_api_compat.{lib}")
+    vendored = ModuleType(f"sklearn.externals.array_api_compat.{lib}")
+    vendored.__dict__.update({k: v for k, v in vars(compat).items() if k != "__name__"})
+    assert backend_of_namespace(vendored) is backend_of_namespace(compat)
+    device = "cpu" if lib == "numpy" else torch.device("cpu")
+    assert _compare_eye(3, None, 0, vendored.float64, xp=vendored, device=device)
+    got = eyelike.eye(3, batch_shape=2, k=[0, 1], dtype=vendored.float32, xp=vendored)
+    assert type(got) is type(vendored.zeros(1))

@@ -53,8 +53,11 @@ def test_a_run_prints_every_case(tmp_path: Path) -> None:
         cwd=versus.ROOT, capture_output=True, text=True, check=True, timeout=300,
     )  # fmt: skip
     rows = [line for line in done.stdout.splitlines() if not line.startswith("#")]
-    assert len(rows) == 5, done.stdout
+    # Five against the revision, two against the library's own call.
+    assert len(rows) == 7, done.stdout
     assert all(line.startswith("numpy ") for line in rows)
+    assert sum("new/old" in line for line in rows) == 5
+    assert sum(" own " in line for line in rows) == 2
 
 
 def test_an_unknown_revision_is_an_error(tmp_path: Path) -> None:

@@ -75,6 +75,10 @@ def backend_of_namespace(xp: Any) -> Backend:
         )
         raise TypeError(msg)
     name = xp.__name__
+    if ".array_api_compat." in name:
+        # A vendored copy (``sklearn.externals.array_api_compat.numpy``):
+        # the library it wraps, as array-api-compat's own helpers take it.
+        name = name[name.index(".array_api_compat.") + 1 :]
     if name in _TORCH_NAMES:
         return TORCH
     cls = _BY_NAME.get(name)

@@ -17,7 +17,7 @@ The contract is twelve names. A backend declares three:
 
 It performs nine operations: `device`, `shape_of`, `dtype`, `offsets` and
 `check_output` check an argument each (raising the error that names it,
-before the output is allocated), `device_of` says where an array lives,
+before anything is allocated), `device_of` says where an array lives,
 `to_numpy` shows values on the host, and `small_eye` and `eye` build.
 
 Every default here is a generic Array API namespace's. A library overrides
@@ -27,19 +27,17 @@ operation takes (each used by that operation only):
 - ``_standard``: the module of array-api-compat's wrapper, where the
   library needs one to follow the standard (the namespace ``_xp``);
 - ``_dtype_table(device)``: the dtypes offered on a device, and
-  ``_from_table(dtype, device, hint)``: the one of them ``dtype`` means
-  (`dtype`);
+  ``_from_table(dtype, device, hint)``: the one ``dtype`` means (`dtype`);
 - ``_index_dtype(device)``, ``_clamp(k, n_rows, n_cols)``: the index type,
   and a ``k`` array clamped into it (`offsets`);
 - ``_on_host(device)``, ``_scratch(n_rows, n_cols, k)``,
   ``_check_empty(shape, itemsize, on_host)``: memory, and the limits on a
-  shape with no elements; ``_traced_only()``: whether this call only
-  traces shapes (allocating nothing now), asked of an output larger than
-  this machine's memory (`check_output`);
+  shape with no elements; ``_traced_only()``: whether this call only traces
+  shapes, asked of an output too large for memory (`check_output`);
 - ``_check_out(out)``: refuse an ``out`` the library would not let us
   write, else give its strides (None where no two elements can alias);
-  ``_same_device(have, want)``: whether an
-  ``out`` on ``have`` is on the device asked for (`check_output`).
+  ``_same_device(have, want)``: whether an ``out`` on ``have`` is on the
+  device asked for (`check_output`).
 """
 
 from __future__ import annotations
@@ -75,12 +73,10 @@ class Build(NamedTuple):
         type's range, for sizes known only when the program runs).
     dtype, device
         The backend's own dtype object, and device (None: its default).
-    out
-        The array to fill, or None for a fresh one.
+    out, like
+        The array to fill (None: a fresh one); `eye_like`'s ``x``, or None.
     chunks
         Dask's chunks along the batch dimensions (None: the default).
-    like
-        `eye_like`'s ``x``, or None.
     order
         ``"C"`` or ``"F"``: a fresh result's memory layout (``"F"`` only
         for backends that take ``"order"``).
@@ -105,8 +101,8 @@ class Backend:
     _standard: ClassVar[str | None] = None
 
     def __init__(self, xp: Any = None) -> None:
-        # A library's own (imported already: one of its arrays or
-        # namespaces is in hand); the generic path's is given.
+        # A library's own (imported: an array or namespace of it is in
+        # hand); the generic path's is given.
         if xp is None:
             xp = importlib.import_module(self._standard or self.namespaces[0])
         self._xp = xp
@@ -253,12 +249,10 @@ class Backend:
             raise ValueError(msg)
 
     def _on_host(self, device: Any) -> bool:
-        # Nothing tells where a generic namespace's devices are: no check.
-        return False
+        return False  # nothing tells where a generic namespace's devices are
 
     def _traced_only(self) -> bool:
-        # Asked only of an output too large for this machine.
-        return False
+        return False  # (asked only of an output too large for this machine)
 
     def _scratch(self, n_rows: int, n_cols: int, k: Any) -> int:
         # The reference build holds an (R, C) index difference and mask.
@@ -284,19 +278,19 @@ class Backend:
         return np.asarray(x)
 
     def small_eye(
-        self, shape: tuple[Any, ...] | None, k: Any, dtype: Any, like: Any
+        self, shape: tuple[Any, ...] | None, k: Any, dtype: Any, like: Any, device: Any
     ) -> Any:
         """The common small call, built at once, or None for the general path.
 
         Called before any validation with the caller's own arguments, and no
-        ``out``, ``device``, ``chunks`` or ``order``: from `eye`, ``shape``
-        is ``(*batch_shape, n_rows, n_cols)`` and ``like`` None; from
-        `eye_like`, ``shape`` is None and ``like`` is its ``x`` (of this
-        library, of any rank), with ``dtype`` defaulting to ``x.dtype``. A
-        backend may answer only where no check of the general path could fail
-        and it builds exactly what that path would: the tests compare the
-        two on every input the fuzzers make. By default it always declines.
-        """
+        ``out``, ``chunks`` or ``order``: from `eye`, ``shape`` is
+        ``(*batch_shape, n_rows, n_cols)``, ``like`` None and ``device`` the
+        caller's (None: the default); from `eye_like`, ``shape`` is None and
+        ``like`` is its ``x`` (of this library, of any rank), with ``dtype``
+        defaulting to ``x.dtype``. A backend may answer only where no check
+        of the general path could fail and it builds exactly what that path
+        would (the tests compare the two on the fuzzers' inputs). By
+        default it declines."""
         return None
 
     def eye(self, build: Build) -> Any:

@@ -76,12 +76,15 @@ class NumPyBackend(Backend):
         return tuple(s // out.itemsize for s in out.strides)
 
     def small_eye(
-        self, shape: tuple[Any, ...] | None, k: Any, dtype: Any, like: Any
+        self, shape: tuple[Any, ...] | None, k: Any, dtype: Any, like: Any, device: Any
     ) -> Any:
         # np.eye(3) itself costs ~1 us: one matrix of plain ints and int k,
         # whose one check that can fail is the dtype's, the general path's
         # first, from the same resolution. (`_size.is_small` for two
-        # dimensions, inline: that loop costs ~0.2 us.)
+        # dimensions, inline: that loop costs ~0.2 us.) NumPy's one device,
+        # named, is what None means.
+        if device is not None and not (type(device) is str and device == "cpu"):
+            return None
         if shape is not None:  # from eye
             if len(shape) != 2:
                 return None

@@ -30,7 +30,6 @@ import numpy as np
 
 from .._validate import dtypes as _dtypes
 from .._validate import size as _size
-from .._validate.size import is_small
 from .._validate.text import show
 from ._base import Backend, Build
 from .torch_eye import (
@@ -41,6 +40,7 @@ from .torch_eye import (
     plain_dtype,
     refuse_meta_k,
     scalar_k,
+    small_eye_of,
     storage_span,
     wide_unsigned,
 )
@@ -145,8 +145,7 @@ class TorchBackend(Backend):
         return super().dtype(dtype, device)
 
     def _dtype_table(self, device: Any) -> dict[str, Any]:
-        # torch's own names, on every device (array-api-compat's list has the
-        # standard's only, cached up to 1.11: torch.compile warns of that).
+        # torch's own names (array-api-compat's: too few, cached up to 1.11).
         torch = self._torch
         table = {}
         for name in _dtypes.STANDARD_NAMES + _dtypes.EXTRA_NAMES:
@@ -248,14 +247,12 @@ class TorchBackend(Backend):
             return np.asarray(x.to(self._torch.float32).numpy())
 
     def small_eye(
-        self, shape: tuple[Any, ...] | None, k: Any, dtype: Any, like: Any
+        self, shape: tuple[Any, ...] | None, k: Any, dtype: Any, like: Any, device: Any
     ) -> Any:
-        # torch.eye(3) costs about 2 us, less than the general path's checks:
-        # a plain int k, a dtype `dtype` takes at once, and a small size on
-        # a CPU, CUDA or meta device pass every one of them. dtype None
-        # stays None: torch's default (a floating type, so plain).
-        # An import statement, not `self._torch`, a chain of ten guards
-        # where this is one (guard rule 3).
+        # torch.eye(3) costs about 2 us, less than the general path's checks,
+        # which a plain int k, a plain dtype (None: torch's default) and a
+        # small size on a CPU, CUDA or meta device all pass. An import
+        # statement, not `self._torch`: one guard, not ten (guard rule 3).
         import torch
 
         if type(k) is not int or not (
@@ -263,9 +260,7 @@ class TorchBackend(Backend):
         ):
             return None
         if shape is not None:  # from eye
-            if not is_small(shape):
-                return None
-            return scalar_k(torch, shape, k, dtype, None, None)
+            return small_eye_of(torch, shape, k, dtype, device)
         # ``like`` exists, so torch can make its shape: only the rank and
         # the size count (not symbolic, as under torch.compile(dynamic=True),
         # nor empty), and a nested tensor has no one shape.
