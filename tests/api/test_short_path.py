@@ -4,8 +4,8 @@ contiguous one), or the same exception with the same message, on every input
 the fuzzers make.
 
 ``eye`` and ``eye_like`` try ``Backend.small_eye`` first, the one hook
-through which the front end offers it (NumPy's and torch's answer; the
-others always decline) and fall back to the general
+through which the front end offers it (NumPy's, torch's and
+array-api-strict's answer; the others always decline) and fall back to the general
 path when it declines (returns None). Here both are called on the same
 arguments, the general one with the short path switched off, so a short
 path that accepted something the general path refuses, or built a different
@@ -72,6 +72,10 @@ def _same(short: tuple[str, Any], general: tuple[str, Any]) -> None:
         return
     a, b = short[1], general[1]
     assert type(a) is type(b)
+    if type(a).__module__.startswith("array_api_strict"):
+        assert (a.shape, a.dtype, a.device) == (b.shape, b.dtype, b.device)
+        assert np.asarray(a).tobytes() == np.asarray(b).tobytes()
+        return
     if type(a) is np.ndarray:
         assert (a.shape, a.dtype) == (b.shape, b.dtype)
         assert a.tobytes() == b.tobytes()
@@ -339,3 +343,34 @@ def test_a_vendored_array_api_compat_namespace_is_its_library(lib: str) -> None:
     assert _compare_eye(3, None, 0, vendored.float64, xp=vendored, device=device)
     got = eyelike.eye(3, batch_shape=2, k=[0, 1], dtype=vendored.float32, xp=vendored)
     assert type(got) is type(vendored.zeros(1))
+
+
+@fuzz(200)
+@given(
+    n_rows=small_counts,
+    n_cols=st.none() | small_counts,
+    k=offsets,
+    # (name, value): a name of the library's to look up, or a raw value.
+    dtype=st.tuples(
+        st.just(True), st.sampled_from(["float64", "int8", "bool", "complex64"])
+    )
+    | st.tuples(st.just(False), st.none() | hostile("dtype")),
+    device=st.tuples(st.just(True), st.sampled_from(["CPU_DEVICE", "device1"]))
+    | st.tuples(st.just(False), st.sampled_from([None, "cpu"]) | hostile("device")),
+)
+def test_array_api_strict_short_path_is_the_general_path(
+    n_rows: Any, n_cols: Any, k: Any, dtype: Any, device: Any
+) -> None:
+    s = pytest.importorskip("array_api_strict")
+    dt = getattr(s, dtype[1]) if dtype[0] else dtype[1]
+    dev = s.Device(device[1]) if device[0] else device[1]
+    _compare_eye(n_rows, n_cols, k, dt, xp=s, device=dev)
+
+
+def test_array_api_strict_short_path_takes_the_common_call() -> None:
+    s = pytest.importorskip("array_api_strict")
+    cpu = s.Device("CPU_DEVICE")
+    assert _compare_eye(3, None, 0, s.float64, xp=s, device=cpu)  # SciPy's
+    assert _compare_eye(3, 4, -1, None, xp=s)
+    assert not _compare_eye(3, None, 0, s.float64, xp=s, device=s.Device("device1"))
+    assert not _compare_eye(3, None, 0, "float64", xp=s)  # a name: general
