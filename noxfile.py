@@ -14,8 +14,9 @@
 - ``bench``: the benchmark; ``fuzz``: the long fuzz run.
 
 ``tests``, ``tests-oldest``, ``lint`` and ``docs`` install the pinned sets in
-``requirements/`` (made by ``nox -s lock`` from the dependency groups below,
-so that an upstream release cannot turn main red without a commit of ours).
+``requirements/`` (made by ``nox -s lock`` and ``nox -s lock-oldest`` from the
+dependency groups below, so that an upstream release cannot turn main red
+without a commit of ours).
 """
 
 from __future__ import annotations
@@ -137,7 +138,10 @@ def lock_oldest(session: nox.Session) -> None:
     ]
     # jax.export imports absl, which JAX before 0.7 does not declare.
     oldest.append("absl-py>=2.1")
+    # (uv reads no pip configuration: the find-links and extra indexes pip
+    # is given in the environment, passed on.)
     links = os.environ.get("PIP_FIND_LINKS", "").split()
+    indexes = os.environ.get("PIP_EXTRA_INDEX_URL", "").split()
     source.write_text("\n".join([*own, *build, *oldest]) + "\n")
     session.run(
         "uv",
@@ -153,6 +157,7 @@ def lock_oldest(session: nox.Session) -> None:
         "--custom-compile-command",
         "nox -s lock-oldest",
         *[arg for link in links for arg in ("--find-links", link)],
+        *[arg for index in indexes for arg in ("--extra-index-url", index)],
         "--output-file",
         str(LOCKS / "test-oldest.txt"),
         str(source),

@@ -187,11 +187,12 @@ def eye(
         # The common small call, where the backend has a short path for it.
         # Finding the backend first is also the general path's first step.
         cols = n_rows if n_cols is None else n_cols
-        if type(batch_shape) is int and batch_shape >= 0:
-            batch_shape = (batch_shape,)
-        if type(batch_shape) is tuple:
+        batch = batch_shape
+        if type(batch) is int and batch >= 0:
+            batch = (batch,)  # (the general path reads the caller's own)
+        if type(batch) is tuple:
             backend = DEFAULT if xp is None else backend_of_namespace(xp)
-            shape = (*batch_shape, n_rows, cols) if batch_shape else (n_rows, cols)
+            shape = (*batch, n_rows, cols) if batch else (n_rows, cols)
             small = backend.small_eye(shape, k, dtype, None, device)
             if small is not None:
                 return small

@@ -112,6 +112,9 @@ IN_A_GRAPH = {
     "NumPy count": lambda x: eyelike.eye(np.int64(3), batch_shape=2, xp=torch),
     "NumPy k": lambda x: eyelike.eye_like(x, k=np.int64(1)),
     "NumPy dtype": lambda x: eyelike.eye_like(x, dtype=np.int8),
+    # Tensors made inside the function are constants Dynamo reads.
+    "count tensor": lambda x: eyelike.eye(torch.tensor(3), batch_shape=2, xp=torch),
+    "batch tensor": lambda x: eyelike.eye(3, batch_shape=torch.tensor([2]), xp=torch),
 }
 
 
@@ -166,15 +169,52 @@ def test_tensor_count_is_a_symbolic_size_under_non_strict_export() -> None:
 
 
 def test_a_count_without_a_value_under_fake_tensor_mode_is_refused_by_name() -> None:
-    """A FakeTensorMode's tensor made without a value is no count: a
-    TypeError naming n_rows, not torch's DataDependentOutputException."""
+    """A FakeTensorMode's tensor made without a value, or of a float or
+    complex dtype, is no count: a TypeError naming n_rows, not torch's
+    DataDependentOutputException (nor a float read as a count)."""
     from torch._subclasses.fake_tensor import FakeTensorMode
 
     with FakeTensorMode():
-        n = torch.empty((), dtype=torch.int64)
-        with pytest.raises(TypeError, match="n_rows must be a non-negative integer"):
-            eyelike.eye(n, xp=torch)
+        for n in (
+            torch.empty((), dtype=torch.int64),
+            torch.tensor(3.0),
+            torch.tensor(3 + 0j),
+            torch.tensor([3, 3]),
+        ):
+            with pytest.raises(TypeError, match="n_rows must be a non-negative"):
+                eyelike.eye(n, xp=torch)
         assert eyelike.eye(torch.tensor(3), xp=torch).shape == (3, 3)
+        assert eyelike.eye(torch.tensor([3]), xp=torch).shape == (3, 3)  # as eagerly
+
+
+def test_a_device_given_under_compile_compiles_once() -> None:
+    """The short path with device= keeps no state that a compiled program's
+    guards would read: four calls, one frame. In a fresh process, where no
+    earlier call has run eyelike on torch."""
+    script = """if True:
+        import torch, eyelike
+        from torch._dynamo.testing import CompileCounter
+        counter = CompileCounter()
+        compiled = torch.compile(
+            lambda x: x + eyelike.eye(3, device=x.device, dtype=x.dtype, xp=torch),
+            backend=counter, fullgraph=True,
+        )
+        for _ in range(4):
+            assert torch.equal(compiled(torch.zeros(3, 3)), torch.eye(3))
+        print(counter.frame_count)
+    """
+    done = subprocess.run(
+        [sys.executable, "-c", script], capture_output=True, text=True, timeout=300
+    )
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.split() == ["1"], done.stdout
+
+
+def test_an_int_batch_shape_past_int64_is_named_as_given() -> None:
+    """The short path reads an int batch_shape as a tuple of one; the
+    general path still names the caller's own."""
+    with pytest.raises(ValueError, match=r"^batch_shape must be at most 2\*\*63 - 1"):
+        eyelike.eye(3, batch_shape=2**63)
 
 
 @pytest.mark.parametrize("dynamic", [False, True, None])

@@ -10,7 +10,6 @@ given where a value belongs, or a NumPy ``timedelta64``/``datetime64``
 from __future__ import annotations
 
 import operator
-import sys
 from collections.abc import Sequence
 from types import ModuleType
 from typing import Any
@@ -34,7 +33,6 @@ __all__ = [
     "is_time",
     "not_data",
     "one_element",
-    "unknown_while_traced",
     "within_int64",
 ]
 
@@ -94,9 +92,12 @@ def index_or_none(value: Any) -> int | None:
     if type(value).__name__ == "FakeTensor":
         # A tensor torch.export(strict=False) or a FakeTensorMode traces: its
         # value, a symbolic int known when the program runs (``__index__``
-        # would ask for the example's).
+        # would ask for the example's), if it is one integer.
+        dt = value.dtype
+        if dt.is_floating_point or dt.is_complex or value.numel() != 1:
+            return None
         try:
-            return value.tolist()  # type: ignore[no-any-return]
+            return value.reshape(()).tolist()  # type: ignore[no-any-return]
         except RuntimeError:  # a FakeTensorMode's, holding no value
             return None
     try:
@@ -154,27 +155,6 @@ def is_symbolic(value: Any) -> bool:
     )
 
 
-def unknown_while_traced(value: Any, name: str) -> None:
-    """Refuse, naming ``name``, a tensor whose values are the data of a
-    program torch.compile or strict torch.export traces: a 1-D one under
-    either, a 0-d one under strict export (torch.compile reads a 0-d one as
-    a constant; non-strict export, as a symbolic size). Reading them would
-    fail in Dynamo with no word of the parameter."""
-    torch = sys.modules.get("torch")
-    if (
-        torch is not None
-        and torch.compiler.is_dynamo_compiling()
-        and isinstance(value, torch.Tensor)
-        and (value.ndim or torch.compiler.is_exporting())
-    ):
-        msg = (
-            f"{name} must be known while torch traces the program: a tensor's "
-            f"values are its data, known only when it runs; give Python ints, "
-            f"or sizes such as x.shape[0]"
-        )
-        raise TypeError(msg)
-
-
 def dimension(value: Any, name: str) -> int:
     """A non-negative dimension: a Python int or any object with ``__index__``.
 
@@ -186,7 +166,6 @@ def dimension(value: Any, name: str) -> int:
         return value
     if is_symbolic(value):
         return value  # type: ignore[no-any-return]
-    unknown_while_traced(value, name)
     v = index_or_none(value)
     if v is None:
         if is_bool_like(value):
@@ -225,7 +204,6 @@ def batch_shape(value: Any, name: str = "batch_shape") -> tuple[int, ...]:
         raise TypeError(msg)
     shape = getattr(value, "shape", None)
     if shape is not None:
-        unknown_while_traced(value, name)
         if holds_no_values(value):
             msg = f"{name} must hold values; got a meta tensor of shape {tuple(shape)}"
             raise TypeError(msg)
