@@ -103,8 +103,6 @@ def test_torch_export_per_matrix_k_and_sizes_from_x() -> None:
         )
 
 
-# OpenVINO forks a helper process while JAX's threads run: JAX warns.
-@pytest.mark.filterwarnings("ignore:os.fork:RuntimeWarning")
 @pytest.mark.filterwarnings("ignore::pytest.PytestUnraisableExceptionWarning")
 def test_torch_onnx_export_runs_in_onnx_runtime_and_openvino(tmp_path: Path) -> None:
     """torch.export -> ONNX (dynamo exporter, a dynamic batch) -> ONNX Runtime

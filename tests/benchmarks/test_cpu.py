@@ -16,8 +16,6 @@ from benchmarks.__main__ import main
 from benchmarks.cases import CPU_CASES
 
 
-# OpenVINO forks a helper process while JAX's threads run: JAX warns.
-@pytest.mark.filterwarnings("ignore:os.fork:RuntimeWarning")
 @pytest.mark.filterwarnings("ignore::pytest.PytestUnraisableExceptionWarning")
 def test_bench_runs_and_checks_outputs(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
