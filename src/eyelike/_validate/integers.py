@@ -234,10 +234,14 @@ def batch_shape(value: Any, name: str = "batch_shape") -> tuple[int, ...]:
                 items = [value[i] for i in range(shape[0])]
     elif isinstance(value, Sequence):
         items = value
-        if type(value) is range:
+        cls = type(value)
+        if cls.__name__ == "range" and cls.__module__ == "builtins":
             # torch.compile(dynamic=True) makes ints symbolic, and cannot take
             # the len() of a range of them: its bounds read as constants.
-            items = range(int(value.start), int(value.stop), int(value.step))
+            # (Known by name: the builtin itself read here would be one more
+            # guard of every compiled call with a torch.Size batch.)
+            bounds: Any = value
+            items = range(int(bounds.start), int(bounds.stop), int(bounds.step))
     elif hasattr(value, "__index__"):
         return (dimension(value, name),)
     else:
