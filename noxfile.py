@@ -35,6 +35,10 @@ TEST_DEPS = nox.project.dependency_groups(PYPROJECT, "test")
 LINT_DEPS = nox.project.dependency_groups(PYPROJECT, "lint")
 DOCS_DEPS = nox.project.dependency_groups(PYPROJECT, "docs")
 GROUPS = {"test": TEST_DEPS, "lint": LINT_DEPS, "docs": DOCS_DEPS}
+PROJECT_DEPS = PYPROJECT["project"]["dependencies"]
+# What a pinned set builds eyelike with: hatchling asks for editables to
+# build an editable install with a force-include (the kernels/ folder).
+BUILD_DEPS = [*PYPROJECT["build-system"]["requires"], "editables>=0.5"]
 LOCKS = Path("requirements")
 # The pinned sets are resolved for one Python (and Linux x86_64): the
 # sessions that install them, and the one that makes them, run on it.
@@ -90,17 +94,13 @@ def lock(session: nox.Session) -> None:
     the package's own dependencies, its build backend and the group, pinned
     for this machine's Python and platform."""
     session.install("pip-tools>=7.4")
-    project = PYPROJECT["project"]["dependencies"]
-    # hatchling asks for editables to build an editable install with a
-    # force-include (the kernels/ folder).
-    build = [*PYPROJECT["build-system"]["requires"], "editables>=0.5"]
     LOCKS.mkdir(exist_ok=True)
     # A path relative to the project, so the "via" notes do not change with
     # each run's temporary folder.
     tmp = Path(session.create_tmp()).resolve().relative_to(Path.cwd())
     for group, deps in GROUPS.items():
         source = tmp / f"{group}.in"
-        source.write_text("\n".join([*project, *build, *deps]) + "\n")
+        source.write_text("\n".join([*PROJECT_DEPS, *BUILD_DEPS, *deps]) + "\n")
         session.run(
             "pip-compile",
             "--quiet",
@@ -120,15 +120,13 @@ def lock_oldest(session: nox.Session) -> None:
     """Regenerate ``requirements/test-oldest.txt``: uv's lowest versions of
     our direct dependencies, the rest resolved to what they allow."""
     session.install("uv>=0.5")
-    project = PYPROJECT["project"]["dependencies"]
-    build = [*PYPROJECT["build-system"]["requires"], "editables>=0.5"]
     tmp = Path(session.create_tmp()).resolve()
     source = tmp / "test-oldest.in"
     # The package's own dependencies held to the release series they name,
     # which newer transitive releases would otherwise lift (NumPy 2 for a
     # NumPy >= 1.26). Without the CuPy kernel checks' tools: CuPy 14 needs
     # NumPy 2 (those tests skip here, and run on the newest set).
-    own = [r.replace(">=", "==") + ".*" for r in project]
+    own = [r.replace(">=", "==") + ".*" for r in PROJECT_DEPS]
     tools = ("cupy-", "nvidia-")
     # (torch: the CPU build, which lies where pip's find-links point.)
     oldest = [
@@ -142,7 +140,7 @@ def lock_oldest(session: nox.Session) -> None:
     # is given in the environment, passed on.)
     links = os.environ.get("PIP_FIND_LINKS", "").split()
     indexes = os.environ.get("PIP_EXTRA_INDEX_URL", "").split()
-    source.write_text("\n".join([*own, *build, *oldest]) + "\n")
+    source.write_text("\n".join([*own, *BUILD_DEPS, *oldest]) + "\n")
     session.run(
         "uv",
         "pip",

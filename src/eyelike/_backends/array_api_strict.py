@@ -7,7 +7,7 @@ from typing import Any
 import numpy as np
 
 from .._validate.dtypes import DTypeError
-from .._validate.size import SMALL_ELEMENTS
+from .._validate.size import is_small
 from .._validate.text import show
 from ._base import Backend
 
@@ -52,15 +52,9 @@ class ArrayApiStrictBackend(Backend):
         # dtypes (or None) on its default device pass every check made there.
         if shape is None or len(shape) != 2 or type(k) is not int:
             return None
-        n_rows, n_cols = shape
-        if not (
-            type(n_rows) is int
-            and type(n_cols) is int
-            and 0 <= n_rows <= SMALL_ELEMENTS
-            and 0 <= n_cols <= SMALL_ELEMENTS
-            and n_rows * n_cols <= SMALL_ELEMENTS
-        ):
+        if not is_small(shape):
             return None
+        n_rows, n_cols = shape
         plain = self._plain or self._find_plain()
         if not (
             (dtype is None or (type(dtype) is plain[0] and dtype in plain[1]))
