@@ -1,9 +1,9 @@
 """The public front end: `eye` and `eye_like`, their signatures, types and
 documentation. Each finds its backend (of ``xp``, ``out`` or ``x``) in the
-registry and offers it the common small call (`Backend.small_eye`); every
-other call takes the general path (``_dispatch``): check each argument
-through the backend once, and build. Nothing here knows which library it is
-talking to.
+registry, once, and offers it the common small call (`Backend.small_eye`);
+every other call goes, with that backend, through the pipeline
+(``_pipeline``): each argument checked once, then the build. Nothing here
+knows which library it is talking to.
 """
 
 from __future__ import annotations
@@ -11,7 +11,8 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any, SupportsIndex, TypeVar, overload
 
 from ._backends import DEFAULT, backend_of_array, backend_of_namespace
-from ._dispatch import general_eye, general_eye_like
+from ._pipeline import eye as _pipeline_eye
+from ._pipeline import eye_like as _pipeline_eye_like
 
 if TYPE_CHECKING:  # NumPy's types, for the overloads only
     import numpy as np
@@ -183,21 +184,33 @@ def eye(
            [[0, 0],
             [1, 0]]])
     """
-    if out is None and chunks is None and order is None:
-        # The common small call, where the backend has a short path for it.
-        # Finding the backend first is also the general path's first step.
-        cols = n_rows if n_cols is None else n_cols
-        batch = batch_shape
-        if type(batch) is int and batch >= 0:
-            batch = (batch,)  # (the general path reads the caller's own)
-        if type(batch) is tuple:
-            backend = DEFAULT if xp is None else backend_of_namespace(xp)
-            shape = (*batch, n_rows, cols) if batch else (n_rows, cols)
-            small = backend.small_eye(shape, k, dtype, None, device)
-            if small is not None:
-                return small
-    return general_eye(
-        n_rows, n_cols, k, batch_shape, dtype, device, xp, out, chunks, order
+    if out is not None:
+        backend = backend_of_array(out, "out")
+    else:
+        backend = DEFAULT if xp is None else backend_of_namespace(xp)
+        if chunks is None and order is None:
+            # The common small call, where the backend has a short path.
+            batch = batch_shape
+            if type(batch) is int and batch >= 0:
+                batch = (batch,)  # (the pipeline reads the caller's own)
+            if type(batch) is tuple:
+                cols = n_rows if n_cols is None else n_cols
+                shape = (*batch, n_rows, cols) if batch else (n_rows, cols)
+                small = backend.small_eye(shape, k, dtype, None, device)
+                if small is not None:
+                    return small
+    return _pipeline_eye(
+        backend,
+        n_rows=n_rows,
+        n_cols=n_cols,
+        k=k,
+        batch_shape=batch_shape,
+        dtype=dtype,
+        device=device,
+        xp=xp,
+        out=out,
+        chunks=chunks,
+        order=order,
     )
 
 
@@ -270,4 +283,4 @@ def eye_like(x: Any, /, *, k: Any = 0, dtype: Any = None, out: Any = None) -> An
         small = backend.small_eye(None, k, x.dtype if dtype is None else dtype, x, None)
         if small is not None:
             return small
-    return general_eye_like(backend, x, k, dtype, out)
+    return _pipeline_eye_like(backend, x=x, k=k, dtype=dtype, out=out)

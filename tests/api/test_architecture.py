@@ -1,6 +1,7 @@
 """The shape of the code, held by tests: the front end imports no backend
-module and tests no library's types; the backend contract is twelve public
-names, which no backend adds to; a backend is had from the registry only,
+module and tests no library's types; the backend contract is ten public
+names, which no backend adds to, and every hook beneath them is documented
+where it is defined; a backend is had from the registry only,
 one instance per library; and no module of eyelike imports itself back.
 """
 
@@ -24,7 +25,7 @@ from eyelike._backends._base import Backend
 from eyelike._backends.generic import GenericBackend
 
 SRC = Path(__file__).resolve().parents[2] / "src" / "eyelike"
-FRONT_END = ("_core.py", "_dispatch.py")
+FRONT_END = ("_core.py", "_pipeline.py")
 CONTRACT = {
     "name",
     "namespaces",
@@ -33,8 +34,6 @@ CONTRACT = {
     "device_of",
     "shape_of",
     "dtype",
-    "offsets",
-    "check_output",
     "to_numpy",
     "small_eye",
     "eye",
@@ -45,7 +44,7 @@ def _public(cls: type) -> set[str]:
     return {n for n in dir(cls) if not n.startswith("_")}
 
 
-def test_the_contract_is_twelve_names() -> None:
+def test_the_contract_is_ten_names() -> None:
     assert _public(Backend) == CONTRACT
 
 
@@ -60,6 +59,42 @@ def test_each_backend_declares_its_three(cls: type[Backend]) -> None:
     assert {"name", "namespaces", "takes"} <= set(declared)
     assert cls.namespaces
     assert cls.takes <= {"out", "order", "chunks"}
+
+
+def test_each_hook_is_documented_where_it_is_defined() -> None:
+    # A method by its docstring; a class attribute by the string after it.
+    tree = ast.parse((SRC / "_backends" / "_base.py").read_text(encoding="utf-8"))
+    backend = next(
+        n for n in tree.body if isinstance(n, ast.ClassDef) and n.name == "Backend"
+    )
+    documented, body = set(), backend.body
+    for i, node in enumerate(body):
+        if isinstance(node, ast.FunctionDef) and ast.get_docstring(node):
+            documented.add(node.name)
+        after = body[i + 1] if i + 1 < len(body) else None
+        if (
+            isinstance(node, ast.AnnAssign)
+            and isinstance(after, ast.Expr)
+            and isinstance(after.value, ast.Constant)
+            and isinstance(after.value.value, str)
+        ):
+            documented.add(ast.unparse(node.target))
+    hooks = {
+        n
+        for n in vars(Backend)
+        if n.startswith("_") and not n.startswith("__") and n != "_from_table"
+    }
+    assert hooks
+    assert hooks | CONTRACT <= documented | {"__init__", "__repr__"}
+
+
+def test_hooks_are_overridden_in_kind() -> None:
+    # A constant stays a class attribute, a method a method, in every backend.
+    for cls in (*BACKENDS, GenericBackend):
+        for name, value in vars(Backend).items():
+            if name.startswith("__") or name not in vars(cls):
+                continue
+            assert callable(value) == callable(vars(cls)[name]), (cls.name, name)
 
 
 def _runtime_imports(tree: ast.Module) -> list[str]:
@@ -83,7 +118,7 @@ def _runtime_imports(tree: ast.Module) -> list[str]:
 @pytest.mark.parametrize("name", FRONT_END)
 def test_the_front_end_imports_no_backend_module(name: str) -> None:
     tree = ast.parse((SRC / name).read_text(encoding="utf-8"))
-    allowed = ("__future__", "typing", "._backends", "._dispatch", "._validate")
+    allowed = ("__future__", "typing", "._backends", "._pipeline", "._validate")
     for module in _runtime_imports(tree):
         assert module.startswith(allowed), module
         # The registry and the contract; never a library's module.
@@ -172,7 +207,7 @@ def test_no_import_cycles() -> None:
         if module.startswith("eyelike._validate"):
             assert not {d for d in deps if d.startswith("eyelike._backends")}, module
         if module.startswith("eyelike._backends"):
-            assert not deps & {"eyelike._core", "eyelike._dispatch"}, module
+            assert not deps & {"eyelike._core", "eyelike._pipeline"}, module
     # And the search finds a cycle where there is one.
     assert _cycle({"a": {"b"}, "b": {"c"}, "c": {"a"}}) == ("a", "b", "c", "a")
 

@@ -186,11 +186,17 @@ def test_short_path_takes_the_common_calls() -> None:
     assert all(taken)
     assert not _compare_eye(3, None, 0.0, None)  # a float k: general path
     assert not _compare_eye(1000, 1000, 0, None)  # too large: general path
-    assert not _compare_eye(3, None, 0, None, batch=(2,))  # a batch: general
+    assert _compare_eye(3, None, 1, None, batch=(2,))  # a small batch
+    assert _compare_eye(3, None, -1, "int8", batch=4)
+    assert _compare_eye(3, None, 0, None, batch=(0, 2))
+    assert not _compare_eye(3, None, [0, 1], None, batch=(2,))  # per-matrix k
+    assert not _compare_eye(300, None, 0, None, batch=(2,))  # too large
+    assert not _compare_eye(1, None, 0, None, batch=(1,) * 63)  # too many dims
     assert _compare_eye(3, None, 0, "float64", device="cpu")  # NumPy's one device
     assert not _compare_eye(3, None, 0, None, device="gpu")
     assert not _compare_eye_like(np.empty(3), 0, None)  # rank 1: general
-    assert not _compare_eye_like(np.empty((2, 3, 3)), 0, None)  # a batch
+    assert _compare_eye_like(np.empty((2, 3, 3)), 0, None)  # a small batch
+    assert not _compare_eye_like(np.empty((300, 3, 3)), [0] * 300, None)
     assert DEFAULT.small_eye((3, 3), 0, None, None, None) is not None
 
 

@@ -250,7 +250,7 @@ def test_expected_values_are_right() -> None:
 
 
 def test_sixteen_threads_numpy() -> None:
-    _dtypes.clear_cache()  # the dtype cache fills under contention
+    _dtypes._CACHE.clear()  # the dtype cache fills under contention
     _run_concurrently(_np_tasks())
 
 

@@ -71,7 +71,9 @@ def test_a_device_of_a_type_only_takes_an_out_of_that_type() -> None:
         is_contiguous=lambda: True,
         device=torch.device("cuda", 1),
     )
-    backend.check_output((2, 2), torch.float32, 4, torch.device("cuda"), 0, out)
+    from eyelike._pipeline import _check_out
+
+    _check_out(backend, out, (2, 2), torch.float32, torch.device("cuda"))
     for other in (torch.device("cuda", 0), torch.device("cpu"), torch.device("meta")):
         with pytest.raises(ValueError, match="out is on device cuda:1; device "):
-            backend.check_output((2, 2), torch.float32, 4, other, 0, out)
+            _check_out(backend, out, (2, 2), torch.float32, other)

@@ -485,16 +485,16 @@ def test_cupy_backend_refuses_a_misaligned_out_before_launch(dtype: str) -> None
         )  # fmt: skip
 
     row = 3 * itemsize
-    backend._check_out(fake(512, (2, 3), (row, itemsize)))
-    backend._check_out(fake(513, (0, 3), (row, itemsize)))  # empty
-    backend._check_out(fake(512, (1, 3), (row + 1, itemsize)))  # dim of one
+    backend._out_strides(fake(512, (2, 3), (row, itemsize)))
+    backend._out_strides(fake(513, (0, 3), (row, itemsize)))  # empty
+    backend._out_strides(fake(512, (1, 3), (row + 1, itemsize)))  # dim of one
     if itemsize == 1:
         return
     for offset in range(1, itemsize):
         with pytest.raises(ValueError, match="out starts at address 0x"):
-            backend._check_out(fake(512 + offset, (2, 3), (row, itemsize)))
+            backend._out_strides(fake(512 + offset, (2, 3), (row, itemsize)))
         with pytest.raises(ValueError, match=r"out has strides \("):
-            backend._check_out(fake(512, (2, 3), (row + offset, itemsize)))
+            backend._out_strides(fake(512, (2, 3), (row + offset, itemsize)))
 
 
 def test_plan_chooses_the_path_and_constants() -> None:

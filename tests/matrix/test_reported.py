@@ -74,7 +74,7 @@ def test_no_call_touches_the_warning_filters() -> None:
         try:
             for i in range(300):
                 if i % 50 == 0:
-                    _dtypes.clear_cache()  # the first call with a spelling
+                    _dtypes._CACHE.clear()  # the first call with a spelling
                 calls[i % len(calls)]()
         except BaseException as exc:  # reported below
             errors.append(exc)

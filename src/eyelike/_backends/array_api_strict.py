@@ -9,17 +9,18 @@ import numpy as np
 from .._validate.dtypes import DTypeError
 from .._validate.size import is_small
 from .._validate.text import show
-from ._base import Backend
+from .generic import GenericBackend
 
 __all__ = ["ArrayApiStrictBackend"]
 
 
-class ArrayApiStrictBackend(Backend):
+class ArrayApiStrictBackend(GenericBackend):
     """array-api-strict: host memory, named devices, the standard's dtypes."""
 
     name = "array_api_strict"
     namespaces = ("array_api_strict",)
     takes = frozenset({"out"})
+    _host_memory = True
 
     def device(self, device: Any) -> Any:
         devices = self._xp.__array_namespace_info__().devices()
@@ -27,9 +28,6 @@ class ArrayApiStrictBackend(Backend):
             msg = f"device {show(device)} is not one of {devices}"
             raise ValueError(msg)
         return device
-
-    def _on_host(self, device: Any) -> bool:
-        return True
 
     def dtype(self, dtype: Any, device: Any) -> tuple[Any, int]:
         # Its own rule, which its users rely on to catch non-portable code:

@@ -16,7 +16,6 @@ from typing import Any, Literal
 
 import numpy as np
 
-from .._validate.dtypes import cached, numpy_entry
 from .._validate.size import known_shape
 from . import cupy as _cupy
 from . import numpy as _numpy
@@ -33,17 +32,13 @@ class DaskBackend(Backend):
     namespaces = ("dask.array", "array_api_compat.dask.array")
     takes = frozenset({"chunks", "order"})
     _standard = "array_api_compat.dask.array"
+    _numpy_dtypes = True
+    _scratch = 0  # nothing is made until computed, chunk by chunk
 
     def shape_of(self, x: Any, name: str) -> tuple[int, ...]:
         # Arrays of unknown chunk sizes report nan dimensions.
         hint = f" (for Dask, call {name}.compute_chunk_sizes() first)"
         return known_shape(x, name, hint)
-
-    def dtype(self, dtype: Any, device: Any) -> tuple[Any, int]:
-        return cached("dask", dtype, numpy_entry, "dask")
-
-    def _scratch(self, n_rows: int, n_cols: int, k: Any) -> int:
-        return 0  # nothing is made until computed, chunk by chunk
 
     def to_numpy(self, x: Any) -> np.ndarray[Any, Any]:
         computed = x.compute()
@@ -103,9 +98,9 @@ def _block(
 ) -> Any:
     """Make one chunk: whole matrices, on the NumPy or the CuPy backend."""
     if gpu:
-        return _cupy.eye(Build(chunk_shape, k, out_dtype, None, None, order=order))
+        return _cupy.eye(Build(chunk_shape, k, out_dtype, order=order))
     k = k if isinstance(k, int) else _host(k)
-    return _numpy.eye(Build(chunk_shape, k, out_dtype, None, None, order=order))
+    return _numpy.eye(Build(chunk_shape, k, out_dtype, order=order))
 
 
 def eye(build: Build) -> Any:
@@ -148,9 +143,7 @@ def eye(build: Build) -> Any:
     bc = batch_chunks(build.chunks, shape, dtype, like)
     out_chunks = (*bc, (n_rows,), (n_cols,))
     if gpu:
-        import cupy
-
-        meta = cupy.empty((0,) * len(shape), dtype=dtype)
+        meta = _cupy.empty_meta(len(shape), dtype)
     else:
         meta = np.empty((0,) * len(shape), dtype=dtype)
 

@@ -25,7 +25,7 @@ from .._validate import dtypes as _dtypes
 from .._validate import size as _size
 from .._validate.text import show
 from ._base import Backend, Build
-from .reference import check_index_fits
+from .generic import check_index_fits
 
 __all__ = ["JaxBackend"]
 
@@ -41,6 +41,9 @@ class JaxBackend(Backend):
     # (jax.experimental.array_api: the standard's namespace of older JAX.)
     namespaces = ("jax.numpy", "jax.experimental.array_api")
     takes = frozenset()
+    _dtype_hint = _X64_HINT
+    _host_memory = None  # on CPU devices, yes
+    _scratch = 0  # one fused computation: the output is all it writes
 
     def device(self, device: Any) -> Any:
         import jax
@@ -77,14 +80,10 @@ class JaxBackend(Backend):
         x64 = bool(jax.config.read("jax_enable_x64"))  # type: ignore[no-untyped-call, unused-ignore]
         return _dtypes.cached((self, device, x64), dtype, self._from_table, device)
 
-    def _from_table(
-        self, dtype: Any, device: Any, hint: str = _X64_HINT
-    ) -> tuple[Any, int]:
-        return super()._from_table(dtype, device, hint)
-
     def _dtype_table(self, device: Any) -> dict[str, Any]:
         table = super()._dtype_table(_one_device(device))
-        for name in ("float16", "bfloat16", *_FLOAT8_NAMES):
+        # (float8_e8m0fnu too, to be refused by name: it has no exact zero.)
+        for name in _dtypes.EXTRA_NAMES:
             dt = getattr(self._xp, name, None)
             if dt is not None:
                 table.setdefault(name, dt)
@@ -114,9 +113,6 @@ class JaxBackend(Backend):
             return isinstance(self._xp.zeros(()), jax.core.Tracer)
         return not trace_state_clean()
 
-    def _scratch(self, n_rows: int, n_cols: int, k: Any) -> int:
-        return 0  # one fused computation: the output is all it writes
-
     def eye(self, build: Build) -> Any:
         import jax
 
@@ -143,9 +139,7 @@ class JaxBackend(Backend):
         offsets = np.asarray(k, dtype=index) if isinstance(k, (int, np.ndarray)) else k
         return _builder(placement)(offsets, shape=shape, dtype=dtype)
 
-    def _check_empty(
-        self, shape: tuple[int, ...], itemsize: int, on_host: bool
-    ) -> None:
+    def _check_empty(self, shape: tuple[int, ...], itemsize: int, device: Any) -> None:
         # JAX arrays have no strides: only XLA's own limits apply.
         lead = math.prod(itertools.takewhile(bool, shape))
         if lead > 2**60:
@@ -160,26 +154,13 @@ class JaxBackend(Backend):
         # several dimensions).
         cost = lead * 16
         memory = _size.physical_memory()
-        if on_host and cost > memory:
+        if cost > memory and self._on_host(device):
             msg = (
                 f"output shape {shape} has no elements, but JAX needs about "
                 f"{cost} bytes to make it, more than this machine's "
                 f"{memory} bytes of memory"
             )
             raise MemoryError(msg)
-
-
-# float8 types that jnp may offer (which ones depends on its version).
-_FLOAT8_NAMES = (
-    "float8_e4m3fn",
-    "float8_e5m2",
-    "float8_e4m3fnuz",
-    "float8_e5m2fnuz",
-    "float8_e4m3b11fnuz",
-    "float8_e3m4",
-    "float8_e4m3",
-    "float8_e8m0fnu",  # refused: it has no exact zero
-)
 
 
 def _check_fits(sharding: Any, shape: tuple[int, ...]) -> None:

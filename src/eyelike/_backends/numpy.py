@@ -48,6 +48,9 @@ class NumPyBackend(Backend):
     name = "numpy"
     namespaces = ("numpy", "array_api_compat.numpy")
     takes = frozenset({"out", "order"})
+    _numpy_dtypes = True
+    _host_memory = True
+    _scratch = 0  # the ones are written in place (by blocks of indices)
 
     def device(self, device: Any) -> Any:
         if isinstance(device, str) and device == "cpu":
@@ -58,16 +61,7 @@ class NumPyBackend(Backend):
     def device_of(self, x: Any) -> Any:
         return "cpu"
 
-    def dtype(self, dtype: Any, device: Any) -> tuple[Any, int]:
-        return cached("numpy", dtype, numpy_entry, "numpy")
-
-    def _on_host(self, device: Any) -> bool:
-        return True
-
-    def _scratch(self, n_rows: int, n_cols: int, k: Any) -> int:
-        return 0
-
-    def _check_out(self, out: Any) -> tuple[int, ...] | None:
+    def _out_strides(self, out: Any) -> tuple[int, ...] | None:
         if not out.flags.writeable:
             msg = "out is read-only"
             raise ValueError(msg)
@@ -78,21 +72,24 @@ class NumPyBackend(Backend):
     def small_eye(
         self, shape: tuple[Any, ...] | None, k: Any, dtype: Any, like: Any, device: Any
     ) -> Any:
-        # np.eye(3) itself costs ~1 us: one matrix of plain ints and int k,
-        # whose one check that can fail is the dtype's, the general path's
-        # first, from the same resolution. (`_size.is_small` for two
+        # np.eye(3) itself costs ~1 us: a small shape of plain ints and an
+        # int k, whose one check that can fail is the dtype's, from the same
+        # resolution as the general path's. (`_size.is_small` for two
         # dimensions, inline: that loop costs ~0.2 us.) NumPy's one device,
         # named, is what None means.
         if device is not None and not (type(device) is str and device == "cpu"):
             return None
-        if shape is not None:  # from eye
-            if len(shape) != 2:
+        if shape is None:  # from eye_like: x's shape, plain ints
+            shape = like.shape
+        if len(shape) != 2:
+            # A small batch: the general path's build for a scalar k, where
+            # every dimension is a plain count (at most NumPy's 64).
+            if not (type(k) is int and 2 < len(shape) <= 64 and _size.is_small(shape)):
                 return None
-            n_rows, n_cols = shape
-        elif like.ndim == 2:
-            n_rows, n_cols = like.shape
-        else:
-            return None
+            a = np.zeros(shape, cached("numpy", dtype, numpy_entry, "numpy")[0])
+            _write_diagonal(a, k)
+            return a
+        n_rows, n_cols = shape
         if not (
             type(n_rows) is int
             and type(n_cols) is int

@@ -50,8 +50,6 @@ __all__ = ["TORCH", "TorchBackend", "is_tensor_type"]
 # What the short path takes, as a name of this module (guard rule 3).
 _SMALL_ELEMENTS = _size.SMALL_ELEMENTS
 _NDARRAY = np.ndarray
-# The contract's own offsets by one name: super() costs torch.compile guards.
-_BASE_OFFSETS = Backend.offsets
 
 
 def is_tensor_type(array_type: type) -> bool:
@@ -71,6 +69,7 @@ class TorchBackend(Backend):
     name = "torch"
     namespaces = ("torch", "array_api_compat.torch")
     takes = frozenset({"out"})
+    _host_memory = None  # CPU tensors are; CUDA, MPS and meta ones are not
 
     # No state at all, made when eyelike is imported (guard rule 1). torch
     # is read from sys.modules (~0.1 us; an import statement costs twice
@@ -154,17 +153,16 @@ class TorchBackend(Backend):
                 table[name] = dt
         return table
 
-    def offsets(self, k: Any, batch: tuple[int, ...], n_rows: int, n_cols: int) -> Any:
+    def _own_k(self, k: Any) -> Any:
         if (
-            type(k) is not int
-            and isinstance(k, _NDARRAY)
+            isinstance(k, _NDARRAY)
             and (k.ndim or not self._torch.compiler.is_exporting())
             and self._torch.compiler.is_dynamo_compiling()
         ):
             # Dynamo traces a NumPy value (a scalar too) as a tensor, whose
             # dtype it reads only as one: checked and clamped as a tensor k.
-            k = self._torch.as_tensor(k)
-        return _BASE_OFFSETS(self, k, batch, n_rows, n_cols)
+            return self._torch.as_tensor(k)
+        return k
 
     def _clamp(self, k: Any, n_rows: int, n_cols: int) -> Any:
         # In int64 first: torch's CPU kernels lack clamp for uint16-64, and
@@ -193,16 +191,10 @@ class TorchBackend(Backend):
         probe = torch.empty(0)
         return type(probe) is not torch.Tensor or bool(probe.is_meta)
 
-    def _scratch(self, n_rows: int, n_cols: int, k: Any) -> int:
-        # A per-matrix k takes the generic path, with its (R, C) temporaries.
-        return 0 if isinstance(k, int) else super()._scratch(n_rows, n_cols, k)
-
-    def _check_empty(
-        self, shape: tuple[int, ...], itemsize: int, on_host: bool
-    ) -> None:
+    def _check_empty(self, shape: tuple[int, ...], itemsize: int, device: Any) -> None:
         _size.refuse_span(shape, storage_span(shape), "elements")
 
-    def _check_out(self, out: Any) -> tuple[int, ...] | None:
+    def _out_strides(self, out: Any) -> tuple[int, ...] | None:
         # What torch itself would refuse only once writing had begun. (An
         # import statement: one guard, guard rule 3.)
         import torch

@@ -140,11 +140,6 @@ def numpy_entry(dtype: Any, library: str) -> tuple[np.dtype[Any], int]:
     return dt, dt.itemsize
 
 
-def clear_cache() -> None:
-    """Forget every resolved dtype (tests fill the cache under contention)."""
-    _CACHE.clear()
-
-
 def _parse(spec: Any) -> np.dtype[Any] | None:
     """``np.dtype(spec)``, or None where NumPy cannot read it or only guesses
     (it warns then: an array as a dtype, a deprecated alias such as 'a3')."""

@@ -1,29 +1,22 @@
 """Checks on ``out=``: refuse an array that cannot take the result as it is,
-before anything is written to it. (`Backend.check_output` runs them, with
-the library's own rules between.)"""
+before anything is written to it (after its library's own refusals, which
+give its strides)."""
 
 from __future__ import annotations
 
 import math
-from collections.abc import Callable
 from typing import Any
 
-__all__ = ["check_out"]
+__all__ = ["check"]
 
 
-def check_out(
-    out: Any,
-    shape: tuple[int, ...],
-    dtype: Any,
-    strides_of: Callable[[Any], tuple[int, ...] | None],
+def check(
+    out: Any, shape: tuple[int, ...], dtype: Any, strides: tuple[int, ...] | None
 ) -> None:
-    """Refuse an ``out`` of the wrong shape or dtype, one its library would
-    not let us write (``strides_of`` raises), or one whose elements share
-    memory (``strides_of`` gives its strides in elements; None where no two
-    elements can alias: contiguous, or a library that copies on write)."""
-    # The library's own refusals first: one may be of an array with no
-    # shape to compare (torch's nested tensors).
-    strides = strides_of(out)
+    """Refuse an ``out`` of the wrong shape or dtype, or one whose elements
+    share memory (``strides``: its strides in elements, as its library
+    gives them; None where no two elements can alias: contiguous, or a
+    library that copies on write)."""
     if tuple(out.shape) != shape:
         msg = f"out has shape {tuple(out.shape)}; the result needs {shape}"
         raise ValueError(msg)

@@ -1,7 +1,7 @@
 """Size checks: refuse outputs that overflow or could never be allocated.
 
 The rules every library shares live here; each backend adds its own limits
-for shapes with no elements (``Backend._check_empty``), which still cost
+for shapes with no elements (its ``_check_empty``), which still cost
 strides, or host memory, in some libraries.
 """
 
@@ -9,17 +9,17 @@ from __future__ import annotations
 
 import math
 import os
-from collections.abc import Callable
 from typing import Any
 
 from .integers import INT64_MAX, is_symbolic
 
 __all__ = [
     "SMALL_ELEMENTS",
-    "check",
+    "checked_bytes",
     "is_small",
     "known_shape",
     "physical_memory",
+    "refuse_memory",
     "refuse_span",
 ]
 
@@ -80,19 +80,11 @@ def refuse_span(shape: tuple[int, ...], span: int, unit: str) -> None:
         raise ValueError(msg)
 
 
-def check(
-    shape: tuple[int, ...],
-    itemsize: int,
-    on_host: bool,
-    scratch: int,
-    traced_only: Callable[[], bool] = lambda: False,
-) -> bool:
-    """Refuse ``shape`` if its size overflows or exceeds this machine; return
-    whether it has no elements (the library's own limits then apply).
+def checked_bytes(shape: tuple[int, ...], itemsize: int) -> int | None:
+    """The bytes an output of ``shape`` holds at ``itemsize`` bytes an
+    element, refused where its element count or byte size overflows int64;
+    None where the size is known only when the program runs.
 
-    ``scratch`` is the backend's temporary memory beyond the output; the
-    memory limit applies to outputs in this machine's main memory only, and
-    not where ``traced_only()`` (asked only then) says nothing is allocated.
     Sizes known only when the program runs (symbolic) are not checked: a
     comparison would become a guard of the exported or compiled program,
     fixed by the machine that made it; the library's own allocation judges
@@ -100,7 +92,7 @@ def check(
     """
     n = math.prod(shape)
     if type(n) is not int:  # a symbolic size makes the product symbolic
-        return False
+        return None
     if n > INT64_MAX:
         msg = f"output shape {shape} has {n} elements, more than 2**63 - 1"
         raise ValueError(msg)
@@ -108,17 +100,16 @@ def check(
     if nbytes > INT64_MAX:
         msg = f"output shape {shape} needs {nbytes} bytes, more than 2**63 - 1"
         raise ValueError(msg)
-    if n == 0:
-        return True
-    nbytes += scratch
+    return nbytes
+
+
+def refuse_memory(shape: tuple[int, ...], nbytes: int) -> None:
+    """Refuse an output of ``shape`` that needs ``nbytes`` of this machine's
+    memory, more than it has."""
     # Looked up through the module so tests can pretend a smaller machine.
     memory = physical_memory()
-    # Memory is judged where it is allocated: a shape only traced
-    # (jax.eval_shape, a FakeTensorMode...) allocates nothing here.
-    if on_host and nbytes > memory and not traced_only():
-        msg = (
-            f"output shape {shape} needs {nbytes} bytes, more than this "
-            f"machine's {memory} bytes of memory"
-        )
-        raise MemoryError(msg)
-    return False
+    msg = (
+        f"output shape {shape} needs {nbytes} bytes, more than this "
+        f"machine's {memory} bytes of memory"
+    )
+    raise MemoryError(msg)

@@ -44,7 +44,14 @@ from .constants import (
 )
 from .planning import Launch, arguments, check_alignment, offsets_dtype, plan
 
-__all__ = ["CuPyBackend", "check_dtype", "cuda_device", "eye", "kernel_path"]
+__all__ = [
+    "CuPyBackend",
+    "check_dtype",
+    "cuda_device",
+    "empty_meta",
+    "eye",
+    "kernel_path",
+]
 
 
 class CuPyBackend(Backend):
@@ -54,6 +61,7 @@ class CuPyBackend(Backend):
     namespaces = ("cupy", "array_api_compat.cupy")
     takes = frozenset({"out", "order"})
     _standard = "array_api_compat.cupy"
+    _scratch = 0  # the kernels write the output, and nothing else
 
     def device(self, device: Any) -> Any:
         if (isinstance(device, int) and not isinstance(device, bool)) or hasattr(
@@ -66,9 +74,6 @@ class CuPyBackend(Backend):
     def dtype(self, dtype: Any, device: Any) -> tuple[Any, int]:
         dt, itemsize = cached("cupy", dtype, numpy_entry, "cupy")
         return check_dtype(dt), itemsize
-
-    def _scratch(self, n_rows: int, n_cols: int, k: Any) -> int:
-        return 0
 
     def _clamp(self, k: Any, n_rows: int, n_cols: int) -> Any:
         # One pass over k, straight into the type the kernels read: the
@@ -83,7 +88,7 @@ class CuPyBackend(Backend):
             lo, hi = max(-n_rows, info.min), min(n_cols, info.max)
             return cupy.clip(k, lo, hi, out=clamped)
 
-    def _check_out(self, out: Any) -> tuple[int, ...] | None:
+    def _out_strides(self, out: Any) -> tuple[int, ...] | None:
         # A misaligned store is a device fault that poisons the process's
         # CUDA context: refuse before any launch.
         # (An empty out is never stored to.)
@@ -114,6 +119,14 @@ def check_dtype(dt: np.dtype[Any], why: str = "") -> np.dtype[Any]:
         )
         raise DTypeError(msg)
     return dt
+
+
+def empty_meta(ndim: int, dtype: np.dtype[Any]) -> Any:
+    """An empty CuPy array of ``ndim`` dimensions: what a Dask array of CuPy
+    chunks carries as its ``meta``."""
+    import cupy
+
+    return cupy.empty((0,) * ndim, dtype=dtype)
 
 
 def cuda_device(device: Any) -> Any:

@@ -1,0 +1,253 @@
+"""The general path of `eye` and `eye_like`: every call the short path
+(`Backend.small_eye`) declines comes here with its backend, found once by
+the front end, and goes through the same steps in the same order:
+
+1. the counts, batch shape and device (`eye`), or ``x``'s shape (`eye_like`);
+2. the keywords the library may not take (``chunks``, ``order``);
+3. the dtype, which the backend resolves;
+4. ``k``: one offset, or one per matrix, clamped (`_offsets`);
+5. the output's size, against overflow and memory (`_check_size`);
+6. ``out``, if given (`_check_out`);
+7. the build: `Backend.eye`, with every answer in one `Build`.
+
+Each step asks the backend only what its rule (``_validate``) needs, and
+each question about an argument is asked once. Nothing here knows which
+library it is talking to.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from ._backends import BACKENDS, DEFAULT, backend_of_array, backend_of_namespace
+from ._backends._base import Backend, Build
+from ._validate import offsets as _k
+from ._validate import out as _out
+from ._validate import size as _size
+from ._validate.integers import batch_shape as _batch_shape
+from ._validate.integers import dimension
+from ._validate.text import show
+
+__all__ = ["eye", "eye_like"]
+
+
+def eye(
+    backend: Backend,
+    *,
+    n_rows: Any,
+    n_cols: Any,
+    k: Any,
+    batch_shape: Any,
+    dtype: Any,
+    device: Any,
+    xp: Any,
+    out: Any,
+    chunks: Any,
+    order: Any,
+) -> Any:
+    """`eye` for every input, of ``backend`` (``out``'s where given, else
+    ``xp``'s): check each argument once, then build."""
+    if out is not None:
+        if xp is not None and backend_of_namespace(xp) is not backend:
+            msg = f"out is a {backend.name} array but xp={show(xp)} was asked for"
+            raise TypeError(msg)
+        if dtype is None:
+            dtype = out.dtype
+        if device is None:
+            device = backend.device_of(out)
+    rows = dimension(n_rows, "n_rows")
+    cols = rows if n_cols is None else dimension(n_cols, "n_cols")
+    batch = _batch_shape(batch_shape)
+    if device is not None:
+        device = backend.device(device)
+    return _build(
+        backend,
+        batch=batch,
+        n_rows=rows,
+        n_cols=cols,
+        k=k,
+        dtype=dtype,
+        device=device,
+        out=out,
+        chunks=chunks,
+        order=order,
+        like=None,
+    )
+
+
+def eye_like(backend: Backend, *, x: Any, k: Any, dtype: Any, out: Any) -> Any:
+    """`eye_like` for every input, of ``backend`` (``x``'s): check each
+    argument once, then build."""
+    shape = backend.shape_of(x, "x")
+    if len(shape) < 2:
+        msg = (
+            f"x must have rank >= 2 (batch dims, rows, cols); got shape {tuple(shape)}"
+        )
+        raise ValueError(msg)
+    shape = tuple(shape)  # a plain tuple in messages (torch's is a torch.Size)
+    if out is not None and backend_of_array(out, "out") is not backend:
+        msg = f"out must be a {backend.name} array like x; got {type(out).__name__}"
+        raise TypeError(msg)
+    if dtype is None:
+        dtype = x.dtype if out is None else out.dtype
+    return _build(
+        backend,
+        batch=shape[:-2],
+        n_rows=shape[-2],
+        n_cols=shape[-1],
+        k=k,
+        dtype=dtype,
+        device=backend.device_of(x),
+        out=out,
+        chunks=None,
+        order=None,
+        like=x,
+    )
+
+
+def _build(
+    backend: Backend,
+    *,
+    batch: tuple[int, ...],
+    n_rows: int,
+    n_cols: int,
+    k: Any,
+    dtype: Any,
+    device: Any,
+    out: Any,
+    chunks: Any,
+    order: Any,
+    like: Any,
+) -> Any:
+    """Steps 2 to 7: the arguments both entry points share, then the build."""
+    if chunks is not None and "chunks" not in backend.takes:
+        which = " and ".join(n.capitalize() for n in _taking("chunks"))
+        msg = (
+            f"chunks is for {which} only; got chunks={show(chunks)} with {backend.name}"
+        )
+        raise TypeError(msg)
+    if order is not None:
+        _check_order(order, backend, out)
+    dtype, itemsize = backend.dtype(dtype, device)
+    k = _offsets(backend, k, batch, n_rows, n_cols)
+    shape = (*batch, n_rows, n_cols)
+    _check_size(backend, shape, itemsize, device, k)
+    if out is not None:
+        _check_out(backend, out, shape, dtype, device)
+    return backend.eye(
+        Build(
+            shape=shape,
+            k=k,
+            dtype=dtype,
+            device=device,
+            out=out,
+            chunks=chunks,
+            like=like,
+            order=order or "C",
+        )
+    )
+
+
+def _check_order(order: Any, backend: Backend, out: Any) -> None:
+    """``order`` is 'C' or 'F', for a fresh result of a namespace with a
+    memory order (as NumPy's and CuPy's own ``eye`` take it)."""
+    if not (isinstance(order, str) and order in ("C", "F")):
+        msg = f"order must be 'C' or 'F'; got {show(order)}"
+        raise ValueError(msg)
+    if "order" not in backend.takes:
+        msg = (
+            f"order is for namespaces with a memory order "
+            f"({', '.join(_taking('order'))}); {backend.name} has none; got "
+            f"order={order!r}"
+        )
+        raise TypeError(msg)
+    if out is not None:
+        msg = f"order={order!r} is for a fresh result; out has its own layout"
+        raise TypeError(msg)
+
+
+def _offsets(
+    backend: Backend, k: Any, batch: tuple[int, ...], n_rows: int, n_cols: int
+) -> Any:
+    """``k`` checked and clamped into ``[-n_rows, n_cols]``: a Python int, an
+    int64 NumPy array of host values, or an integer array of the result's
+    library, broadcastable to ``batch``."""
+    plain = type(n_rows) is int and type(n_cols) is int
+    if type(k) is int:
+        if plain:  # the common call: no more than this
+            return min(max(k, -n_rows), n_cols)
+    else:
+        k = backend._own_k(k)
+    if not _k.is_library_array(k):
+        if plain:
+            return _k.host_offsets(k, batch, (-n_rows, n_cols))
+        # A size known only when the program runs is not compared with k
+        # (a guard of torch's program; undecidable for JAX): the index
+        # type's range holds it, and keeps k's meaning.
+        limit = int(backend._xp.iinfo(backend._index_dtype(None)).max)
+        return _k.host_offsets(k, batch, (-limit, limit))
+    owner = backend_of_array(k, "k")
+    if owner is not backend:
+        # NumPy's arrays are host data, which every backend takes.
+        arrays = "NumPy" if backend is DEFAULT else f"NumPy or {backend.name}"
+        where = f" (xp={owner.namespaces[0]})" if owner.namespaces else ""
+        msg = (
+            f"k is a {owner.name} array, but the result is made by "
+            f"{backend.name}: give k as an int, a Python sequence or a "
+            f"{arrays} array (k.tolist(), say), or make the result with "
+            f"{owner.name}{where}"
+        )
+        raise TypeError(msg)
+    _k.refuse_dtype(k, backend._integral(k.dtype))
+    _k.check_broadcast(backend.shape_of(k, "k"), batch)
+    return backend._clamp(k, n_rows, n_cols)
+
+
+def _check_size(
+    backend: Backend, shape: tuple[int, ...], itemsize: int, device: Any, k: Any
+) -> None:
+    """Refuse an output of ``shape`` whose size overflows, that the library
+    cannot make empty, or that cannot fit this machine's memory where it
+    would be allocated there."""
+    nbytes = _size.checked_bytes(shape, itemsize)
+    if nbytes is None:  # known only when the program runs
+        return
+    if nbytes == 0:
+        backend._check_empty(shape, itemsize, device)
+        return
+    if not isinstance(k, int):
+        nbytes += shape[-2] * shape[-1] * backend._scratch
+    if nbytes <= _size.physical_memory():
+        return
+    host = backend._host_memory
+    if host is None:
+        host = backend._on_host(device)
+    # Memory is judged where it is allocated: a shape only traced
+    # (jax.eval_shape, a FakeTensorMode...) allocates nothing here.
+    if host and not backend._traced_only():
+        _size.refuse_memory(shape, nbytes)
+
+
+def _check_out(
+    backend: Backend, out: Any, shape: tuple[int, ...], dtype: Any, device: Any
+) -> None:
+    """Refuse an ``out`` that cannot take the result: of a library with
+    immutable arrays, of another shape, dtype or device, one its library
+    would not let us write, or one whose elements share memory."""
+    if "out" not in backend.takes:
+        msg = f"out: {backend.name} arrays are immutable and cannot be filled in place"
+        raise TypeError(msg)
+    # The library's own refusals first: one may be of an array with no
+    # shape to compare (torch's nested tensors).
+    _out.check(out, shape, dtype, backend._out_strides(out))
+    if device is None:
+        return
+    have = backend.device_of(out)
+    if not backend._same_device(have, device):
+        msg = f"out is on device {have}; device {show(device)} was asked for"
+        raise ValueError(msg)
+
+
+def _taking(keyword: str) -> list[str]:
+    """The names of the libraries that take ``keyword`` (for messages)."""
+    return [cls.name for cls in BACKENDS if keyword in cls.takes]
