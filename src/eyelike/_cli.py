@@ -15,7 +15,7 @@ import numpy as np
 from . import __version__
 from . import _backends as _registry
 from ._core import eye
-from ._validate.dtypes import dtype_name
+from ._validate.dtypes import dtype_name, is_ml_dtype
 
 __all__ = ["main"]
 
@@ -176,7 +176,7 @@ def _printable(a: np.ndarray[Any, Any]) -> np.ndarray[Any, Any]:
     """``a``, with ml_dtypes' types (bfloat16, float8, int4, ...) widened:
     NumPy prints their values without a decimal point, so a float8 eye
     reads as ``1 0 0``, like an integer one."""
-    if a.dtype.type.__module__.partition(".")[0] != "ml_dtypes":
+    if not is_ml_dtype(a.dtype):
         return a
     # 0 and 1 are exact in every type eyelike makes, and in the wider one
     # (complex32's imaginary part too: widened to complex64, not dropped).

@@ -9,6 +9,7 @@ library wrote outside the view shows up as a changed byte.
 
 from __future__ import annotations
 
+import ctypes
 from collections.abc import Callable
 from typing import Any
 
@@ -19,7 +20,6 @@ from numpy.lib.stride_tricks import as_strided
 
 import eyelike
 from eyelike import eye, eye_like
-from eyelike._backends import numpy as _numpy
 
 View = Callable[[Any], Any]
 ALLOWED = (TypeError, ValueError, MemoryError)
@@ -640,13 +640,13 @@ def test_contiguous_out_zeroed_by_one_memset(
     shape: tuple[int, ...], dtype: str, k: Any, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     memsets: list[tuple[int, int]] = []
-    real_memset = _numpy._memset
+    real_memset = ctypes.memset
 
     def memset(address: int, value: int, count: int) -> Any:
         memsets.append((address, count))
         return real_memset(address, value, count)
 
-    monkeypatch.setattr(_numpy, "_memset", memset)
+    monkeypatch.setattr(ctypes, "memset", memset)
     out = _pattern(shape, dtype)
     if k == "per-matrix":
         k = np.arange(shape[0]) % 7 - 3
@@ -663,7 +663,7 @@ def test_contiguous_out_zeroed_by_one_memset(
 def test_small_or_strided_out_is_zeroed_by_numpy(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    monkeypatch.setattr(_numpy, "_memset", _no_memset)
+    monkeypatch.setattr(ctypes, "memset", _no_memset)
     small = _pattern((4, 5, 6), "float64")
     eye(5, 6, batch_shape=4, k=1, out=small)
     _expected_matches(small, 1)

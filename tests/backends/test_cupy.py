@@ -1,20 +1,21 @@
-"""The GPU namespaces on a real GPU: CuPy parity with NumPy, plus torch CUDA
-and JAX GPU. Skipped, with the probe's reason, where no CUDA device is present
-(the kernel source is still checked on the CPU by test_kernel_source.py);
-``EYELIKE_REQUIRE_GPU=1`` makes them run, and fail, there instead.
+"""CuPy on a real GPU: parity with NumPy, every layout of ``out``, streams,
+devices and sizes past 2**31 elements (torch CUDA and JAX GPU:
+``test_gpu_namespaces.py``). Skipped, with the probe's reason, where no
+CUDA device is present (the kernel source is still checked on the CPU by
+test_kernel_source.py); ``EYELIKE_REQUIRE_GPU=1`` makes them run, and fail,
+there instead.
 
 Each test that targets one bug says in its docstring which bug, and why its
 assertions cannot pass with it."""
 
 from __future__ import annotations
 
-import os
 import threading
-from typing import Any, NoReturn
+from typing import Any
 
 import numpy as np
 import pytest
-from helpers import GPU_REASON, HAS_GPU, reference
+from helpers import GPU_REASON, HAS_GPU, SENTINEL, missing_gpu_piece, reference
 
 import eyelike
 from eyelike._pipeline import _offsets
@@ -29,15 +30,6 @@ DTYPES = [
 OFFSETS = [0, 1, -1, 3, -4, 2**31, -(2**31), 2**63, -(2**63), 10**30]
 # Per-matrix offsets for a batch of 6, huge ones included (clamped by eyelike).
 KS = [0, 1, -1, 2**63, -5, 2]
-SENTINEL = 7  # never a value eyelike writes: marks elements nothing touched
-
-
-def _missing(reason: str) -> NoReturn:
-    """Skip for a missing GPU piece; fail instead under EYELIKE_REQUIRE_GPU=1,
-    where a run that exists to use the GPU must not pass by skipping."""
-    if os.environ.get("EYELIKE_REQUIRE_GPU", "") not in ("", "0"):
-        pytest.fail(f"EYELIKE_REQUIRE_GPU is set, but {reason}")
-    pytest.skip(reason)
 
 
 @pytest.fixture
@@ -217,7 +209,8 @@ def test_beyond_2_31_elements(cp: Any) -> None:
     """
     free, _ = cp.cuda.runtime.memGetInfo()
     if free < 3 * 2**31:
-        _missing(f"this test needs 6 GiB of free GPU memory; {free} bytes free")
+        reason = f"this test needs 6 GiB of free GPU memory; {free} bytes free"
+        missing_gpu_piece(reason)
     cols = 2**29 + 2**18  # 2 matrices of 2 x cols: 2**31 + 2**20 uint8 elements
     top = cols - 2  # with k = top, row 1's one is the matrix's last element
     for k, ones in [
@@ -261,55 +254,3 @@ def test_kernel_cache_built_once_under_threads(cp: Any) -> None:
         t.join()
     assert not errors
     assert _cupy._kernel.cache_info().currsize == 1
-
-
-# ------------------------------------------- the other namespaces on the GPU
-
-
-def test_torch_cuda() -> None:
-    """Bug: a torch CUDA result made on the CPU (device dropped) or wrong.
-
-    Each result must be a CUDA tensor equal to the reference: ``eye`` with
-    ``device="cuda"``, ``eye_like`` of a CUDA tensor with per-matrix k (the
-    generic path), and ``out=`` starting from 7s (every element written).
-    """
-    torch = pytest.importorskip("torch")
-    if not torch.cuda.is_available():
-        _missing("this torch has no CUDA")
-    got = eyelike.eye(
-        5, 4, k=1, batch_shape=3, dtype="float32", xp=torch, device="cuda"
-    )
-    assert got.is_cuda
-    np.testing.assert_array_equal(got.cpu().numpy(), reference((3,), 5, 4, 1))
-    x = torch.full((3, 5, 4), SENTINEL, dtype=torch.float16, device="cuda")
-    like = eyelike.eye_like(x, k=[0, 1, -1])
-    assert like.device == x.device
-    assert like.dtype == torch.float16
-    np.testing.assert_array_equal(
-        like.float().cpu().numpy(), reference((3,), 5, 4, [0, 1, -1])
-    )
-    out = torch.full((3, 5, 4), SENTINEL, dtype=torch.int16, device="cuda")
-    assert eyelike.eye(5, 4, k=-2, batch_shape=3, out=out) is out
-    np.testing.assert_array_equal(out.cpu().numpy(), reference((3,), 5, 4, -2))
-
-
-def test_jax_gpu() -> None:
-    """Bug: a JAX result made on the CPU while a GPU was asked for, or wrong.
-
-    The result of ``eye`` on a GPU device and of ``eye_like`` of a GPU array
-    must live on that GPU and equal the reference.
-    """
-    jax = pytest.importorskip("jax")
-    import jax.numpy as jnp
-
-    try:
-        gpu = jax.devices("gpu")[0]
-    except RuntimeError as exc:  # this jaxlib has no GPU backend
-        _missing(f"JAX has no GPU here: {exc}")
-    got = eyelike.eye(5, 4, k=1, batch_shape=3, dtype="float32", xp=jnp, device=gpu)
-    assert got.devices() == {gpu}
-    np.testing.assert_array_equal(np.asarray(got), reference((3,), 5, 4, 1))
-    x = jax.device_put(jnp.zeros((3, 5, 4), dtype=jnp.int32), gpu)
-    like = eyelike.eye_like(x, k=[0, 1, -1])
-    assert like.devices() == {gpu}
-    np.testing.assert_array_equal(np.asarray(like), reference((3,), 5, 4, [0, 1, -1]))

@@ -7,7 +7,7 @@ from __future__ import annotations
 import os
 import tracemalloc
 from collections.abc import Callable
-from typing import Any
+from typing import Any, NoReturn
 
 import numpy as np
 import pytest
@@ -45,6 +45,16 @@ _GPU_COUNT, _GPU_PROBE_ERROR = _cuda_device_count()
 # a green skip, so the tests run and fail on the very error the probe met.
 HAS_GPU = _GPU_COUNT > 0 or os.environ.get("EYELIKE_REQUIRE_GPU", "") not in ("", "0")
 GPU_REASON = f"needs a CUDA device and CuPy; the probe found none: {_GPU_PROBE_ERROR}"
+SENTINEL = 7  # never a value eyelike writes: marks elements nothing touched
+
+
+def missing_gpu_piece(reason: str) -> NoReturn:
+    """Skip for a missing GPU piece; fail instead under EYELIKE_REQUIRE_GPU=1,
+    where a run that exists to use the GPU must not pass by skipping."""
+    if os.environ.get("EYELIKE_REQUIRE_GPU", "") not in ("", "0"):
+        pytest.fail(f"EYELIKE_REQUIRE_GPU is set, but {reason}")
+    pytest.skip(reason)
+
 
 # (fixture id, module to import, needs a GPU): every library eyelike has a
 # backend for, from its registry. Dask is left out: its arrays are lazy, and

@@ -4,7 +4,7 @@ module and one line in `BACKENDS`.
 
 A torch namespace or tensor is found before any table is read, and
 torch's backend exists from import: under torch.compile this code is traced
-too, and keeps the guard rules written at the top of ``torch.py``.
+too, and keeps the guard rules written at the top of ``torch/__init__.py``.
 """
 
 from __future__ import annotations

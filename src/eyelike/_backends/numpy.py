@@ -25,7 +25,7 @@ import numpy as np
 from numpy.lib.stride_tricks import as_strided
 
 from .._validate import size as _size
-from .._validate.dtypes import cached, numpy_entry
+from .._validate.dtypes import cached, is_ml_dtype, numpy_entry
 from .._validate.text import show
 from ._base import Backend, Build
 
@@ -38,8 +38,6 @@ _MEMSET_BYTES = 1 << 16
 _INDEX_BLOCK = 1 << 18
 # The short path's bound (`Backend.small_eye`), as a module name.
 _SMALL_ELEMENTS = _size.SMALL_ELEMENTS
-# ctypes releases the GIL for this call (a module name, so tests can spy).
-_memset = ctypes.memset
 
 
 class NumPyBackend(Backend):
@@ -134,7 +132,7 @@ def _write_diagonal(a: np.ndarray[Any, Any], k: int) -> None:
             a.reshape(-1, n_rows * n_cols)[:, diagonal] = 1
         return
     one: Any = 1
-    if a.dtype.type.__module__ == "ml_dtypes":
+    if is_ml_dtype(a.dtype):
         # as_strided cannot describe ml_dtypes' types; write their bits.
         one = np.array(1, dtype=a.dtype).view(f"u{a.dtype.itemsize}")
         a = a.view(one.dtype)
@@ -187,7 +185,7 @@ def _fill_per_matrix(a: np.ndarray[Any, Any], k: np.ndarray[Any, Any]) -> None:
 def _zero(a: np.ndarray[Any, Any]) -> None:
     """Set every element of ``a`` to zero (``memset`` where contiguous)."""
     if a.nbytes >= _MEMSET_BYTES and a.flags.c_contiguous:
-        _memset(a.ctypes.data, 0, a.nbytes)
+        ctypes.memset(a.ctypes.data, 0, a.nbytes)  # (ctypes releases the GIL)
     else:
         a.fill(0)
 

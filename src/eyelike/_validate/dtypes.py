@@ -16,6 +16,7 @@ from typing import Any
 
 import numpy as np
 
+from .integers import is_array
 from .text import show
 
 __all__ = [
@@ -28,6 +29,7 @@ __all__ = [
     "dtype_name",
     "from_numpy",
     "from_table",
+    "is_ml_dtype",
     "numpy_entry",
 ]
 
@@ -168,8 +170,14 @@ def dtype_name(dtype: Any) -> str | None:
     return name if name in ITEMSIZE or name in EXTRA_NAMES else None
 
 
+def is_ml_dtype(dt: np.dtype[Any]) -> bool:
+    """One of ml_dtypes' types (bfloat16, float8_*, int4, ...), which NumPy
+    holds but knows nothing of."""
+    return dt.type.__module__.partition(".")[0] == "ml_dtypes"
+
+
 def _exact_zero_and_one(dt: np.dtype[Any]) -> np.dtype[Any]:
-    is_ml = dt.type.__module__ == "ml_dtypes"
+    is_ml = is_ml_dtype(dt)
     if dt.kind not in "biufc" and not is_ml:
         msg = f"dtype must be a numeric or bool dtype; got {dt!r} ({dt.name})"
         raise DTypeError(msg)
@@ -186,10 +194,9 @@ def _refuse_value(dtype: Any) -> None:
     """Refuse a bool, or an array (of any library) given as a dtype: NumPy
     would read its ``.dtype``, some libraries' silently."""
     # The type test first: torch.compile cannot trace hasattr of a NumPy
-    # dtype or type.
+    # dtype.
     if isinstance(dtype, bool) or (
-        not isinstance(dtype, (str, type, np.dtype, np.generic))
-        and hasattr(dtype, "shape")
+        not isinstance(dtype, (str, np.dtype)) and is_array(dtype)
     ):
         msg = f"dtype must be a dtype or dtype name, not a value; got {show(dtype)}"
         raise DTypeError(msg)

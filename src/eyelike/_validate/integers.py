@@ -27,6 +27,7 @@ __all__ = [
     "holds_no_values",
     "host_values",
     "index_or_none",
+    "is_array",
     "is_bool_like",
     "is_integer_scalar",
     "is_symbolic",
@@ -49,6 +50,15 @@ def is_bool_like(value: Any) -> bool:
         return True
     dt = getattr(value, "dtype", None)
     return dt is not None and "bool" in str(dt)
+
+
+def is_array(value: Any) -> bool:
+    """An array of any library (NumPy's included): an object with a shape
+    that is not a class, a module or a NumPy scalar."""
+    # The type test first: torch.compile cannot trace hasattr of a NumPy type.
+    return not isinstance(value, (type, ModuleType, np.generic)) and hasattr(
+        value, "shape"
+    )
 
 
 def not_data(value: Any) -> bool:

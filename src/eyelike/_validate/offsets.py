@@ -8,7 +8,6 @@ nothing truncates later, whatever the caller's integer width.
 from __future__ import annotations
 
 import math
-from types import ModuleType
 from typing import Any
 
 import numpy as np
@@ -18,6 +17,7 @@ from .integers import (
     INT64_MIN,
     MAX_BATCH_DIMS,
     index_or_none,
+    is_array,
     is_bool_like,
     is_time,
     not_data,
@@ -35,9 +35,7 @@ __all__ = ["check_broadcast", "host_offsets", "is_library_array", "refuse_dtype"
 def is_library_array(k: Any) -> bool:
     """Whether ``k`` is an array of an array library other than host data (a
     NumPy array, a sequence or a scalar, which every backend takes)."""
-    return hasattr(k, "shape") and not isinstance(
-        k, (np.ndarray, np.generic, type, ModuleType)
-    )
+    return not isinstance(k, _NDARRAY) and is_array(k)
 
 
 def host_offsets(

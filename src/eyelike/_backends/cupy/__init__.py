@@ -29,7 +29,7 @@ from typing import Any
 
 import numpy as np
 
-from ..._validate.dtypes import DTypeError, cached, numpy_entry
+from ..._validate.dtypes import DTypeError, cached, is_ml_dtype, numpy_entry
 from ..._validate.text import show
 from .._base import Backend, Build
 from .constants import (
@@ -112,7 +112,7 @@ def check_dtype(dt: np.dtype[Any], why: str = "") -> np.dtype[Any]:
     Of ml_dtypes' types CuPy 14 knows bfloat16 only (its kernels see CuPy's
     ``bfloat16`` class); it refuses float8 and the others at allocation.
     """
-    if dt.type.__module__ == "ml_dtypes" and dt.name != "bfloat16":
+    if is_ml_dtype(dt) and dt.name != "bfloat16":
         msg = (
             f"dtype {dt.name} is not supported by CuPy{why}; "
             "of the ml_dtypes types CuPy has bfloat16 only"

@@ -3,7 +3,7 @@
 one offset per matrix, the ones written at computed indices, or a mask
 where the count of ones cannot be known (under ``torch.compile``, on
 tensors without values). And the dtype and device facts the backend
-(``torch.py``) reads without a table (its guard rule 2)."""
+(this package's ``__init__``) reads without a table (its guard rule 2)."""
 
 from __future__ import annotations
 
@@ -11,7 +11,7 @@ import itertools
 import math
 from typing import Any
 
-from .._validate.size import SMALL_ELEMENTS, is_small
+from ..._validate.size import SMALL_ELEMENTS, is_small
 
 __all__ = [
     "captured_by_a_transform",
@@ -41,7 +41,7 @@ def small_eye_of(
     plain): ``shape`` if small, on the CPU (None, or ``x.device`` of a CPU
     tensor, as clients pass it), else None for the general path."""
     # (``device.type`` costs 0.2 us, but a CPU device kept here would be
-    # state that torch.compile's guards read: rule 1 of ``torch.py``.)
+    # state that torch.compile's guards read: rule 1 of this package's ``__init__``.)
     if device is not None and not (
         type(device) is torch.device and device.type == "cpu"
     ):
@@ -186,7 +186,7 @@ def _has_values(torch: Any, t: Any) -> bool:
 def plain_dtype(torch: Any, dtype: Any) -> bool:
     """One of torch's numeric or bool dtypes that it has on CPU, CUDA and
     meta devices alike, known from the dtype's own properties and identity
-    (constants under torch.compile: guard rule 2 of ``torch.py``). The
+    (constants under torch.compile: guard rule 2 of this package's ``__init__``). The
     float8 types and any other are looked up in the namespace's table
     instead."""
     # Comparisons, not bool(): each builtin read is one more guard.
@@ -213,7 +213,7 @@ def plain_dtype(torch: Any, dtype: Any) -> bool:
 def wide_unsigned(dtype: Any) -> bool:
     """uint16, uint32 or uint64, which many of torch's CPU kernels lack.
 
-    Read from the dtype's own properties (guard rule 2 of ``torch.py``).
+    Read from the dtype's own properties (guard rule 2 of this package's ``__init__``).
     """
     return bool(
         not dtype.is_floating_point  # the common case decides at once

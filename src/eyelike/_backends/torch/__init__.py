@@ -28,11 +28,11 @@ from typing import Any
 
 import numpy as np
 
-from .._validate import dtypes as _dtypes
-from .._validate import size as _size
-from .._validate.text import show
-from ._base import Backend, Build
-from .torch_eye import (
+from ..._validate import dtypes as _dtypes
+from ..._validate import size as _size
+from ..._validate.text import show
+from .._base import Backend, Build
+from .build import (
     captured_by_a_transform,
     has_device_type,
     mask,

@@ -16,11 +16,11 @@ from typing import Any, Literal
 
 import numpy as np
 
-from .._validate.size import known_shape
-from . import cupy as _cupy
-from . import numpy as _numpy
-from ._base import Backend, Build
-from .dask_chunks import Chunks, batch_chunks, k_chunks
+from ..._validate.size import known_shape
+from .. import cupy as _cupy
+from .. import numpy as _numpy
+from .._base import Backend, Build
+from .chunks import Chunks, batch_chunks, k_chunks
 
 __all__ = ["DaskBackend", "eye"]
 

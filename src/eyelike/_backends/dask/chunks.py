@@ -11,8 +11,8 @@ from typing import Any
 
 import numpy as np
 
-from .._validate.integers import is_bool_like
-from .._validate.text import show
+from ..._validate.integers import is_bool_like
+from ..._validate.text import show
 
 __all__ = ["Chunks", "batch_chunks", "k_chunks"]
 
