@@ -134,18 +134,9 @@ def _build(
     _check_size(backend, shape, itemsize, device, k)
     if out is not None:
         _check_out(backend, out, shape, dtype, device)
-    return backend.eye(
-        Build(
-            shape=shape,
-            k=k,
-            dtype=dtype,
-            device=device,
-            out=out,
-            chunks=chunks,
-            like=like,
-            order=order or "C",
-        )
-    )
+    # Positional, in the fields' order: a NamedTuple made by keywords costs
+    # ~0.2 us more, a fifth of np.eye(3) itself.
+    return backend.eye(Build(shape, k, dtype, device, out, chunks, like, order or "C"))
 
 
 def _check_order(order: Any, backend: Backend, out: Any) -> None:
