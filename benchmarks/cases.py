@@ -22,7 +22,9 @@ def itemsize(name: str) -> int:
 
 @dataclass(frozen=True)
 class CpuCase:
-    """One benchmark shape."""
+    """One benchmark shape. ``per_matrix``: k is one int per matrix,
+    ``b % (2n - 1) - (n - 1)`` for matrix b, so the batch cycles through
+    every diagonal that holds a one (``k`` is then unused)."""
 
     batch: tuple[int, ...]
     n: int
@@ -30,6 +32,7 @@ class CpuCase:
     dtype: str = "float32"
     out: bool = False
     touch: bool = False
+    per_matrix: bool = False
 
     @property
     def shape(self) -> tuple[int, ...]:
@@ -39,11 +42,30 @@ class CpuCase:
     def name(self) -> str:
         dims = "x".join(map(str, self.shape))
         extra = (" out=" if self.out else "") + (" +touch" if self.touch else "")
-        return f"{dims} {self.dtype} k={self.k}{extra}"
+        k = f"b%{2 * self.n - 1}-{self.n - 1}" if self.per_matrix else self.k
+        return f"{dims} {self.dtype} k={k}{extra}"
 
     @property
     def nbytes(self) -> int:
-        return int(np.prod(self.shape)) * np.dtype(self.dtype).itemsize
+        return math.prod(self.shape) * itemsize(self.dtype)
+
+    @property
+    def np_dtype(self) -> np.dtype[Any]:
+        return dtype_of(self.dtype)
+
+    def offsets(self) -> Any:
+        """The case's k: an int, or (``per_matrix``) an int64 array."""
+        if not self.per_matrix:
+            return self.k
+        b = np.arange(math.prod(self.batch), dtype=np.int64)
+        return (b % (2 * self.n - 1) - (self.n - 1)).reshape(self.batch)
+
+    def expected(self) -> np.ndarray[Any, Any]:
+        """The output every peer must give."""
+        r = np.arange(self.n)
+        k = np.asarray(self.offsets())[..., None, None]
+        hit = (r[None, :] - r[:, None]) == k
+        return np.broadcast_to(hit, self.shape).astype(self.np_dtype)
 
 
 def _cpu_cases() -> list[CpuCase]:
@@ -51,6 +73,10 @@ def _cpu_cases() -> list[CpuCase]:
     # A small float32 batch: the quick run's case for JAX (float64 needs x64)
     # and for the compiled torch peers.
     cases.append(CpuCase((64,), 32))
+    # One offset per matrix, 63 distinct over 64 small matrices; and a
+    # 2-byte float only JAX and torch compute in (NumPy through ml_dtypes).
+    cases.append(CpuCase((64,), 32, per_matrix=True))
+    cases.append(CpuCase((4096,), 64, dtype="bfloat16"))
     cases += [CpuCase((4096,), 64, k) for k in (0, 1, -3)]
     cases.append(CpuCase((), 8192, touch=True))
     for dt in ("bool", "uint8", "float16", "float64"):

@@ -107,7 +107,7 @@ def run(
     plan: list[tuple[CpuCase, dict[str, Peer]]] = []
     skipped: list[str] = []
     for c in cases:
-        buf = np.ones(c.shape, c.dtype) if c.out else None
+        buf = np.ones(c.shape, c.np_dtype) if c.out else None
         peers = cpu_peers._numpy_peers(c, buf)
         extras = (
             cpu_peers._torch_peers,
@@ -147,7 +147,7 @@ def _run_case(
     c: CpuCase, peers: dict[str, Peer], budget: float
 ) -> list[dict[str, Any]]:
     """Check every peer's output, then time them all side by side."""
-    expected = np.broadcast_to(np.eye(c.n, c.n, c.k, c.dtype), c.shape)
+    expected = c.expected()
     timed: list[Peer] = []
     for name, fn in peers.items():
         if not name.startswith("limit"):

@@ -28,8 +28,16 @@ def _square(a: Any, k: int) -> Any:
 
 
 def _numpy_peers(c: CpuCase, buf: Any) -> dict[str, Peer]:
-    shape, dt, k, n = c.shape, np.dtype(c.dtype), c.k, c.n
+    shape, dt, k, n = c.shape, c.np_dtype, c.offsets(), c.n
     peers: dict[str, Peer] = {}
+    if c.per_matrix:
+        # NumPy's idiom for one offset per matrix: the mask col - row == k.
+        r = np.arange(n)
+        diff = r[None, :] - r[:, None]
+        peers["eyelike"] = lambda: eye(n, k=k, batch_shape=c.batch, dtype=dt)
+        peers["np mask (c-r)==k"] = lambda: (diff == k[..., None, None]).astype(dt)
+        peers["limit_alloc"] = lambda: _limit_alloc(shape, dt)
+        return peers
     if c.out:
         peers["eyelike"] = lambda: eye(n, k=k, batch_shape=c.batch, out=buf)
 
@@ -64,13 +72,15 @@ def _numpy_peers(c: CpuCase, buf: Any) -> dict[str, Peer]:
 
     peers["np.zeros+einsum diag"] = zeros_diag
 
-    def limit_alloc() -> Any:
-        a = np.empty(shape, dt)
-        a.fill(0)
-        return a
-
-    peers["limit_alloc"] = limit_alloc
+    peers["limit_alloc"] = lambda: _limit_alloc(shape, dt)
     return peers
+
+
+def _limit_alloc(shape: tuple[int, ...], dt: np.dtype[Any]) -> Any:
+    """A fresh array, every byte written: the least an output costs."""
+    a = np.empty(shape, dt)
+    a.fill(0)
+    return a
 
 
 def _torch_peers(c: CpuCase) -> dict[str, Peer]:
@@ -78,7 +88,7 @@ def _torch_peers(c: CpuCase) -> dict[str, Peer]:
         import torch
     except ImportError:
         return {}
-    if c.out:
+    if c.out or c.per_matrix:
         return {}
     dt = getattr(torch, c.dtype)
     shape, n, k = c.shape, c.n, c.k
@@ -103,7 +113,7 @@ def _jax_peers(c: CpuCase) -> dict[str, Peer]:
         import jax.numpy as jnp
     except ImportError:
         return {}
-    if c.out or c.dtype == "float64":
+    if c.out or c.per_matrix or c.dtype == "float64":
         return {}
     shape, n, k, dt = c.shape, c.n, c.k, c.dtype
     fn = jax.jit(lambda: jnp.broadcast_to(jnp.eye(n, n, k, dtype=dt), shape))
@@ -115,7 +125,7 @@ def _on_library_peers(c: CpuCase) -> dict[str, Peer]:
     library's own best idiom for the same output: the pairs ``LIB: eyelike``
     and ``LIB: idiom`` (their ratio is the row's ``x_idiom``), eager, and
     compiled (``torch.compile``) or jitted (``jax.jit``) too."""
-    if c.out:
+    if c.out or c.per_matrix:
         return {}
     peers: dict[str, Peer] = {}
     for add in (_torch_pair, _jax_pair, _strict_pair):
@@ -213,7 +223,7 @@ def _openvino_peers(c: CpuCase) -> dict[str, Peer]:
         from openvino import opset9
     except ImportError:
         return {}
-    if c.out:
+    if c.out or c.per_matrix or c.dtype == "bfloat16":
         return {}
     out_type = _OV_TYPES.get(c.dtype, "f" + c.dtype.removeprefix("float"))
     args = [opset9.constant(np.array([v], np.int64)) for v in (c.n, c.n, c.k)]
@@ -238,7 +248,7 @@ def _onnxruntime_peers(c: CpuCase) -> dict[str, Peer]:
         from onnx import TensorProto, helper
     except ImportError:
         return {}
-    if c.out or c.dtype not in _ORT_TYPES:
+    if c.out or c.per_matrix or c.dtype not in _ORT_TYPES:
         return {}
     nodes = [
         helper.make_node("EyeLike", ["x"], ["e"], k=c.k, dtype=_ORT_TYPES[c.dtype])

@@ -302,3 +302,28 @@ def test_order_with_out_is_refused_and_out_untouched() -> None:
     ):
         eyelike.eye(2, out=out, order="F")
     assert (out == 7).all()
+
+
+@pytest.mark.parametrize("dtype", ["bool", "uint8", "float32", "complex64", "bfloat16"])
+@pytest.mark.parametrize(("n_rows", "n_cols"), [(1, 1), (3, 4), (8, 2), (9, 9)])
+def test_per_matrix_k_by_table_and_by_index(
+    dtype: str, n_rows: int, n_cols: int
+) -> None:
+    # Matrices at most 32 bytes wide are copied from a table of every
+    # diagonal's matrix; wider ones take the ones' indices: both exact, into
+    # a fresh array and a contiguous out (every element written), with
+    # offsets past the matrix and k broadcast over a batch dimension.
+    if dtype == "bfloat16":
+        pytest.importorskip("ml_dtypes")
+    ks = [[0, 1, -1, 2**40, -(2**40), n_cols - 1, 1 - n_rows, 2]] * 3
+    want = reference((3, 8), n_rows, n_cols, ks)
+    got = eyelike.eye(n_rows, n_cols, batch_shape=(3, 8), k=ks[0], dtype=dtype)
+    assert got.flags.c_contiguous
+    np.testing.assert_array_equal(_as_float(got), want)
+    out = np.full((3, 8, n_rows, n_cols), 7, dtype=got.dtype)
+    assert eyelike.eye(n_rows, n_cols, batch_shape=(3, 8), k=ks[0], out=out) is out
+    np.testing.assert_array_equal(_as_float(out), want)
+
+
+def _as_float(a: Any) -> Any:
+    return (a.real if a.dtype.kind == "c" else a).astype(np.float32)

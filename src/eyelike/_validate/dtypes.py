@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable
+from types import ModuleType
 from typing import Any
 
 import numpy as np
@@ -191,11 +192,12 @@ def _exact_zero_and_one(dt: np.dtype[Any]) -> np.dtype[Any]:
 
 
 def _refuse_value(dtype: Any) -> None:
-    """Refuse a bool, or an array (of any library) given as a dtype: NumPy
-    would read its ``.dtype``, some libraries' silently."""
+    """Refuse a bool, a module, or an array (of any library) given as a
+    dtype: NumPy would read its ``.dtype``, some libraries' silently (and
+    NumPy 1.26 warns reading the ``numpy`` module's)."""
     # The type test first: torch.compile cannot trace hasattr of a NumPy
     # dtype.
-    if isinstance(dtype, bool) or (
+    if isinstance(dtype, (bool, ModuleType)) or (
         not isinstance(dtype, (str, np.dtype)) and is_array(dtype)
     ):
         msg = f"dtype must be a dtype or dtype name, not a value; got {show(dtype)}"

@@ -267,6 +267,12 @@ class TorchBackend(Backend):
             or not (like.is_cpu or like.is_cuda or like.is_meta)
         ):
             return None
+        if k == 0 and len(shape) == 2 and dtype.is_floating_point:
+            # scalar_k's first case, called at once: the idiom itself.
+            n_rows, n_cols = shape
+            if n_rows == n_cols:  # one count fewer for torch to parse
+                return torch.eye(n_rows, dtype=dtype, device=like.device)
+            return torch.eye(n_rows, n_cols, dtype=dtype, device=like.device)
         return scalar_k(torch, shape, k, dtype, like.device, None)
 
     def eye(self, build: Build) -> Any:

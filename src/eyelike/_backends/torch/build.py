@@ -94,7 +94,12 @@ def scalar_k(
     elif k == 0 and (
         dtype is None or dtype.is_floating_point or not wide_unsigned(dtype)
     ):
-        matrix = torch.eye(n_rows, n_cols, dtype=dtype, device=device)
+        # (One count where square: one fewer for torch to parse.)
+        matrix = (
+            torch.eye(n_rows, dtype=dtype, device=device)
+            if n_rows == n_cols
+            else torch.eye(n_rows, n_cols, dtype=dtype, device=device)
+        )
     else:  # torch.eye has no offset, nor uint16-64 on the CPU
         matrix = torch.zeros((n_rows, n_cols), dtype=dtype, device=device)
         if -n_rows < k < n_cols:
