@@ -577,7 +577,7 @@ def test_plan_chooses_the_path_and_constants() -> None:
 
 
 def test_offsets_come_in_the_vector_kernels_index_type() -> None:
-    """Bug: `Backend.offsets` giving per-matrix k in another type than the
+    """Bug: the pipeline's offsets giving per-matrix k in another type than the
     vector kernel reads makes `eye` convert k once more on every call (as
     many bytes as the output when matrices are small). For every shape, the
     type is the launches' index type, and every clamped k fits it."""

@@ -149,8 +149,15 @@ class Backend:
             ``dtype`` is not a numeric or bool dtype offered on ``device``.
         """
         if self._numpy_dtypes:
-            return _dtypes.cached(self.name, dtype, _dtypes.numpy_entry, self.name)
-        return _dtypes.cached((self, device), dtype, self._from_table, device)
+            return _dtypes.numpy_dtype(dtype, self.name)
+        return self._table_dtype((self, device), dtype, device)
+
+    def _table_dtype(self, key: Any, dtype: Any, device: Any) -> tuple[Any, int]:
+        """`_from_table`'s answer, remembered under ``key`` per spelling."""
+        found = _dtypes.lookup(key, dtype)
+        if found is None:
+            found = _dtypes.remember(key, dtype, self._from_table(dtype, device))
+        return found
 
     def _from_table(self, dtype: Any, device: Any) -> tuple[Any, int]:
         """`dtype`'s answer from `_dtype_table`, made once per spelling."""

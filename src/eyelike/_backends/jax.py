@@ -78,7 +78,7 @@ class JaxBackend(Backend):
 
         # 64-bit types come and go with this flag.
         x64 = bool(jax.config.read("jax_enable_x64"))  # type: ignore[no-untyped-call, unused-ignore]
-        return _dtypes.cached((self, device, x64), dtype, self._from_table, device)
+        return self._table_dtype((self, device, x64), dtype, device)
 
     def _dtype_table(self, device: Any) -> dict[str, Any]:
         table = super()._dtype_table(_one_device(device))

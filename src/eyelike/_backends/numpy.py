@@ -30,7 +30,7 @@ import numpy as np
 from numpy.lib.stride_tricks import as_strided
 
 from .._validate import size as _size
-from .._validate.dtypes import cached, is_ml_dtype, numpy_entry
+from .._validate.dtypes import is_ml_dtype, numpy_dtype
 from .._validate.text import show
 from ._base import Backend, Build
 
@@ -53,7 +53,7 @@ class NumPyBackend(Backend):
     takes = frozenset({"out", "order"})
     _numpy_dtypes = True
     _host_memory = True
-    _scratch = 0  # the ones are written in place (by blocks of indices)
+    _scratch = 0  # per-matrix k: written in place, by blocks of indices or rows
 
     def device(self, device: Any) -> Any:
         if isinstance(device, str) and device == "cpu":
@@ -89,7 +89,7 @@ class NumPyBackend(Backend):
             # every dimension is a plain count (at most NumPy's 64).
             if not (type(k) is int and 2 < len(shape) <= 64 and _size.is_small(shape)):
                 return None
-            a = np.zeros(shape, cached("numpy", dtype, numpy_entry, "numpy")[0])
+            a = np.zeros(shape, numpy_dtype(dtype, "numpy")[0])
             _write_diagonal(a, k)
             return a
         n_rows, n_cols = shape
@@ -102,7 +102,7 @@ class NumPyBackend(Backend):
             and n_rows * n_cols <= _SMALL_ELEMENTS
         ):
             return None
-        dt = cached("numpy", dtype, numpy_entry, "numpy")[0]
+        dt = numpy_dtype(dtype, "numpy")[0]
         return eye_2d(n_rows, n_cols, k, dt)
 
     def eye(self, build: Build) -> Any:
@@ -211,9 +211,15 @@ def _gather(k: np.ndarray[Any, Any], out: np.ndarray[Any, Any]) -> None:
     n_rows, n_cols = out.shape[-2:]
     diff = np.arange(n_cols) - np.arange(n_rows)[:, None]
     table = (diff == np.arange(-n_rows, n_cols + 1)[:, None, None]).astype(out.dtype)
-    rows = np.broadcast_to(k + n_rows, out.shape[:-2]).reshape(-1)
-    # mode="clip": no bounds check (k is within them), and no buffering.
-    np.take(table, rows, axis=0, out=out.reshape(-1, n_rows, n_cols), mode="clip")
+    # (A view where k holds every matrix's offset, as the index method reads
+    # it; its rows are taken by blocks, so the scratch stays small.)
+    offsets = np.broadcast_to(k, out.shape[:-2]).reshape(-1)
+    matrices = out.reshape(-1, n_rows, n_cols)
+    for first in range(0, offsets.size, _INDEX_BLOCK):
+        block = slice(first, first + _INDEX_BLOCK)
+        # mode="clip": no bounds check (k is within them), and no buffering.
+        rows = offsets[block] + n_rows
+        np.take(table, rows, axis=0, out=matrices[block], mode="clip")
 
 
 def _zero(a: np.ndarray[Any, Any]) -> None:

@@ -11,7 +11,6 @@ common call pays one dictionary lookup.
 from __future__ import annotations
 
 import re
-from collections.abc import Callable
 from types import ModuleType
 from typing import Any
 
@@ -26,12 +25,13 @@ __all__ = [
     "NO_ZERO",
     "STANDARD_NAMES",
     "DTypeError",
-    "cached",
     "dtype_name",
     "from_numpy",
     "from_table",
     "is_ml_dtype",
-    "numpy_entry",
+    "lookup",
+    "numpy_dtype",
+    "remember",
 ]
 
 # The standard's numeric dtypes plus the extras a library may have.
@@ -117,30 +117,34 @@ class DTypeError(TypeError, ValueError):
 DTypeError.__module__ = "eyelike"  # where users find it, and tracebacks name it
 
 
-def cached(
-    key: Any, dtype: Any, make: Callable[[Any, Any], tuple[Any, int]], device: Any
-) -> tuple[Any, int]:
-    """``make(dtype, device)``, the answer for the spelling ``dtype`` under
-    ``key``, made once and then remembered (each time for an unhashable
-    spelling)."""
+def lookup(key: Any, dtype: Any) -> tuple[Any, int] | None:
+    """The answer remembered for the spelling ``dtype`` under ``key`` (what
+    decides it besides the spelling: the library, the device...), or None."""
     try:
-        entry = (key, type(dtype), dtype)
-        found = _CACHE.get(entry)
-    except TypeError:
-        return make(dtype, device)
-    if found is None:
-        found = make(dtype, device)
+        return _CACHE.get((key, type(dtype), dtype))
+    except TypeError:  # an unhashable spelling: never remembered
+        return None
+
+
+def remember(key: Any, dtype: Any, found: tuple[Any, int]) -> tuple[Any, int]:
+    """Remember ``found`` for the spelling ``dtype`` under ``key``; returns it."""
+    try:
         if len(_CACHE) < _CACHE_LIMIT:
-            _CACHE[entry] = found
+            _CACHE[(key, type(dtype), dtype)] = found
+    except TypeError:
+        pass
     return found
 
 
-def numpy_entry(dtype: Any, library: str) -> tuple[np.dtype[Any], int]:
-    """`from_numpy` and the item size: the answer, for `cached` (keyed by
-    ``library`` alone), of the libraries built on NumPy's dtypes, which are
-    the same on every device."""
-    dt = from_numpy(dtype, library)
-    return dt, dt.itemsize
+def numpy_dtype(dtype: Any, library: str) -> tuple[np.dtype[Any], int]:
+    """The NumPy dtype (ml_dtypes' included) ``dtype`` means for ``library``,
+    one built on NumPy's dtypes (the same on every device), and its item
+    size: `from_numpy`, remembered per library and spelling."""
+    found = lookup(library, dtype)
+    if found is None:
+        dt = from_numpy(dtype, library)
+        found = remember(library, dtype, (dt, dt.itemsize))
+    return found
 
 
 def _parse(spec: Any) -> np.dtype[Any] | None:

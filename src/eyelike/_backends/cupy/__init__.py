@@ -29,7 +29,7 @@ from typing import Any
 
 import numpy as np
 
-from ..._validate.dtypes import DTypeError, cached, is_ml_dtype, numpy_entry
+from ..._validate.dtypes import DTypeError, is_ml_dtype, numpy_dtype
 from ..._validate.text import show
 from .._base import Backend, Build
 from .constants import (
@@ -72,7 +72,7 @@ class CuPyBackend(Backend):
         raise ValueError(msg)
 
     def dtype(self, dtype: Any, device: Any) -> tuple[Any, int]:
-        dt, itemsize = cached("cupy", dtype, numpy_entry, "cupy")
+        dt, itemsize = numpy_dtype(dtype, "cupy")
         return check_dtype(dt), itemsize
 
     def _clamp(self, k: Any, n_rows: int, n_cols: int) -> Any:
