@@ -196,13 +196,17 @@ def _exact_zero_and_one(dt: np.dtype[Any]) -> np.dtype[Any]:
 
 
 def _refuse_value(dtype: Any) -> None:
-    """Refuse a bool, a module, or an array (of any library) given as a
-    dtype: NumPy would read its ``.dtype``, some libraries' silently (and
-    NumPy 1.26 warns reading the ``numpy`` module's)."""
+    """Refuse a bool, or an array (of any library) given as a dtype: NumPy
+    would read its ``.dtype``, some libraries' silently. (A module with a
+    ``shape``, as ``numpy`` itself, too: NumPy 1.26 warns reading its.)"""
     # The type test first: torch.compile cannot trace hasattr of a NumPy
     # dtype.
-    if isinstance(dtype, (bool, ModuleType)) or (
-        not isinstance(dtype, (str, np.dtype)) and is_array(dtype)
+    if isinstance(dtype, bool) or (
+        not isinstance(dtype, (str, np.dtype))
+        and (
+            is_array(dtype)
+            or (isinstance(dtype, ModuleType) and hasattr(dtype, "shape"))
+        )
     ):
         msg = f"dtype must be a dtype or dtype name, not a value; got {show(dtype)}"
         raise DTypeError(msg)
