@@ -31,6 +31,7 @@ from numpy.lib.stride_tricks import as_strided
 
 from .._validate import size as _size
 from .._validate.dtypes import is_ml_dtype, numpy_dtype
+from .._validate.integers import MAX_BATCH_DIMS
 from .._validate.text import show
 from ._base import Backend, Build
 
@@ -43,6 +44,7 @@ _MEMSET_BYTES = 1 << 16
 _INDEX_BLOCK = 1 << 18
 # The short path's bound (`Backend.small_eye`), as a module name.
 _SMALL_ELEMENTS = _size.SMALL_ELEMENTS
+_MAX_DIMS = MAX_BATCH_DIMS + 2  # NumPy's 64
 
 
 class NumPyBackend(Backend):
@@ -86,8 +88,10 @@ class NumPyBackend(Backend):
             shape = like.shape
         if len(shape) != 2:
             # A small batch: the general path's build for a scalar k, where
-            # every dimension is a plain count (at most NumPy's 64).
-            if not (type(k) is int and 2 < len(shape) <= 64 and _size.is_small(shape)):
+            # every dimension is a plain count (as many as NumPy holds).
+            if not (
+                type(k) is int and 2 < len(shape) <= _MAX_DIMS and _size.is_small(shape)
+            ):
                 return None
             a = np.zeros(shape, numpy_dtype(dtype, "numpy")[0])
             _write_diagonal(a, k)
