@@ -150,6 +150,9 @@ def guards(m: Any, torch: Any) -> dict[str, int]:
         "eye(n, batch_shape=, xp=torch)": lambda x: (
             x + m.eye(x.shape[-1], batch_shape=x.shape[:-2], xp=torch)
         ),
+        "eye(n, device=x.device, dtype=x.dtype)": lambda x: (
+            x + m.eye(x.shape[-1], device=x.device, dtype=x.dtype, xp=torch)
+        ),
         "eye_like(x, k=per-matrix)": lambda x: (
             x + m.eye_like(x, k=torch.arange(x.shape[0]) % 3 - 1)
         ),
@@ -231,7 +234,7 @@ def main(argv: list[str] | None = None) -> int:
             print("# torch.compile guards checked on each call")
             counts = guards(old, torch), guards(eyelike, torch)
             for name in counts[0]:
-                print(f"{name:34s} old {counts[0][name]:4d}  new {counts[1][name]:4d}")
+                print(f"{name:40s} old {counts[0][name]:4d}  new {counts[1][name]:4d}")
     return 0
 
 

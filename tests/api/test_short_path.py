@@ -185,12 +185,13 @@ def test_short_path_takes_the_common_calls() -> None:
     ]
     assert all(taken)
     assert not _compare_eye(3, None, 0.0, None)  # a float k: general path
-    assert not _compare_eye(1000, 1000, 0, None)  # too large: general path
+    assert _compare_eye(1000, 1000, 0, None)  # larger, where memory holds it
+    assert _compare_eye(300, None, -2, "int8", batch=(2,))
     assert _compare_eye(3, None, 1, None, batch=(2,))  # a small batch
     assert _compare_eye(3, None, -1, "int8", batch=4)
     assert _compare_eye(3, None, 0, None, batch=(0, 2))
     assert not _compare_eye(3, None, [0, 1], None, batch=(2,))  # per-matrix k
-    assert not _compare_eye(300, None, 0, None, batch=(2,))  # too large
+    assert not _compare_eye(10**6, None, 0, None, batch=(0,))  # empty: general
     assert not _compare_eye(1, None, 0, None, batch=(1,) * 63)  # too many dims
     assert _compare_eye(3, None, 0, "float64", device="cpu")  # NumPy's one device
     assert not _compare_eye(3, None, 0, None, device="gpu")
@@ -198,6 +199,21 @@ def test_short_path_takes_the_common_calls() -> None:
     assert _compare_eye_like(np.empty((2, 3, 3)), 0, None)  # a small batch
     assert not _compare_eye_like(np.empty((300, 3, 3)), [0] * 300, None)
     assert DEFAULT.small_eye((3, 3), 0, None, None, None) is not None
+
+
+def test_numpy_short_path_declines_what_memory_cannot_hold(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """A larger output takes the short path only where it fits this
+    machine's memory: on a smaller machine the general path refuses it."""
+    from eyelike._validate import size
+
+    assert _compare_eye(512, None, 0, "float64", batch=(4,))  # 8 MiB
+    monkeypatch.setattr(size, "physical_memory", lambda: 1 << 20)
+    assert not _compare_eye(512, None, 0, "float64", batch=(4,))
+    with pytest.raises(MemoryError, match="more than this machine's"):
+        eyelike.eye(512, batch_shape=4)
+    assert _compare_eye(256, None, 0, "float64", batch=(2,))  # 1 MiB: fits
 
 
 def test_short_path_on_the_edge_values() -> None:

@@ -183,3 +183,35 @@ def test_out_under_compile(dynamic: bool | None) -> None:
     shared = torch.zeros(4).expand(4, 4)
     with pytest.raises(ValueError, match="share memory"):
         torch.compile(lambda x: eyelike.eye(4, out=x), backend="eager")(shared)
+
+
+def _outcome(fn: Fn, x: Any) -> tuple[Any, ...]:
+    try:
+        got = fn(x)
+    except Exception as exc:
+        return ("raised", type(exc).__name__, str(exc))
+    values = None if got.is_meta else got.tolist()
+    return ("returned", got.shape, got.dtype, got.device, values)
+
+
+@pytest.mark.parametrize("device", ["cpu", "cpu:0", "meta", "cuda", "cuda:3"])
+@pytest.mark.parametrize("call", ["eye(3)", "eye(3, 4, k=1, batch_shape=2)"])
+def test_a_device_given_under_compile_is_the_eager_call(device: str, call: str) -> None:
+    """Bug (found in review): the short path checked the device on the eye it
+    made, and torch.compile makes a fake tensor even on a device this build
+    lacks: a CUDA device on a CPU-only build compiled, then failed in
+    torch's words instead of eyelike's. Each device as clients pass it
+    (``x.device``, a ``torch.device``), compiled and eager alike."""
+    dev = torch.device(device)
+    extra: dict[str, Any] = {"k": 1, "batch_shape": 2} if "k=1" in call else {}
+    cols = 4 if extra else None
+
+    def fn(x: Any) -> Any:
+        return eyelike.eye(3, cols, device=dev, dtype=x.dtype, xp=torch, **extra)
+
+    torch._dynamo.reset()
+    x = torch.zeros(2, dtype=torch.float64)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # a graph break's note
+        compiled = _outcome(torch.compile(fn, backend="eager"), x)
+    assert compiled == _outcome(fn, x)

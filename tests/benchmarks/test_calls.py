@@ -41,7 +41,7 @@ def test_the_trace_sees_a_call_back(monkeypatch: pytest.MonkeyPatch) -> None:
     from eyelike._validate import size
 
     monkeypatch.setattr(size, "math", SimpleNamespace(prod=DEFAULT.device_of))
-    found = calls.calls(lambda: eyelike.eye(300, k=1))
+    found = calls.calls(lambda: eyelike.eye(300, k=1, order="C"))  # the pipeline
     assert ("_backends/numpy.py", "device_of", "_validate/size.py") in found
 
 

@@ -68,5 +68,5 @@ def test_an_unknown_revision_is_an_error(tmp_path: Path) -> None:
 def test_guards_are_counted() -> None:
     torch = pytest.importorskip("torch")
     counts = versus.guards(eyelike, torch)
-    assert len(counts) == 4
+    assert len(counts) == 5
     assert all(n > 0 for n in counts.values()), counts

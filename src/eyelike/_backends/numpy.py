@@ -6,10 +6,11 @@ diagonal is left to write, through one strided view (no Python loop over
 matrices).
 
 An ``out`` must be zeroed first. NumPy's ``fill`` is a plain store loop for
-every type wider than a byte, while the C library's ``memset`` (through
-ctypes, which releases the GIL) uses the CPU's fast string stores and
-streams past the caches. Every dtype eyelike accepts has zero as all-zero
-bytes (the one that does not, float8_e8m0fnu, is refused up front).
+every type wider than a byte (a one-byte type's is ``memset`` itself),
+while the C library's ``memset`` (through ctypes, which releases the GIL)
+uses the CPU's fast string stores and streams past the caches. Every dtype
+eyelike accepts has zero as all-zero bytes (the one that does not,
+float8_e8m0fnu, is refused up front).
 
 One offset per matrix: the ones written at computed indices, or, where a
 matrix is at most 32 bytes wide, each matrix copied from a table of the
@@ -31,7 +32,7 @@ from numpy.lib.stride_tricks import as_strided
 
 from .._validate import size as _size
 from .._validate.dtypes import is_ml_dtype, numpy_dtype
-from .._validate.integers import MAX_BATCH_DIMS
+from .._validate.integers import INT64_MAX, MAX_BATCH_DIMS
 from .._validate.text import show
 from ._base import Backend, Build
 
@@ -82,35 +83,56 @@ class NumPyBackend(Backend):
         # resolution as the general path's. (`_size.is_small` for two
         # dimensions, inline: that loop costs ~0.2 us.) NumPy's one device,
         # named, is what None means.
-        if device is not None and not (type(device) is str and device == "cpu"):
+        if type(k) is not int or (
+            device is not None and not (type(device) is str and device == "cpu")
+        ):
             return None
         if shape is None:  # from eye_like: x's shape, plain ints
             shape = like.shape
-        if len(shape) != 2:
-            # A small batch: the general path's build for a scalar k, where
-            # every dimension is a plain count (as many as NumPy holds).
-            if not (
-                type(k) is int and 2 < len(shape) <= _MAX_DIMS and _size.is_small(shape)
+        if len(shape) == 2:
+            n_rows, n_cols = shape
+            if (
+                type(n_rows) is int
+                and type(n_cols) is int
+                and 0 <= n_rows <= _SMALL_ELEMENTS
+                and 0 <= n_cols <= _SMALL_ELEMENTS
+                and n_rows * n_cols <= _SMALL_ELEMENTS
             ):
-                return None
+                return eye_2d(n_rows, n_cols, k, numpy_dtype(dtype, "numpy")[0])
+        elif not 2 < len(shape) <= _MAX_DIMS:
+            return None  # (as many dimensions as NumPy holds)
+        elif _size.is_small(shape):
             a = np.zeros(shape, numpy_dtype(dtype, "numpy")[0])
             _write_diagonal(a, k)
             return a
-        n_rows, n_cols = shape
-        if not (
-            type(n_rows) is int
-            and type(n_cols) is int
-            and type(k) is int
-            and 0 <= n_rows <= _SMALL_ELEMENTS
-            and 0 <= n_cols <= _SMALL_ELEMENTS
-            and n_rows * n_cols <= _SMALL_ELEMENTS
-        ):
+        # A larger output, where it fits this machine's memory: then no size
+        # check can fail either. Its build, reached in a few calls, not the
+        # pipeline's twenty: an output of megabytes has swept them from the
+        # caches, where each costs a miss (~25 us in all, cold).
+        n = _elements(shape)
+        if not n:
             return None
         dt = numpy_dtype(dtype, "numpy")[0]
-        return eye_2d(n_rows, n_cols, k, dt)
+        if n * dt.itemsize > _size.physical_memory():
+            return None
+        a = np.zeros(shape, dt)
+        _write_diagonal(a, k)
+        return a
 
     def eye(self, build: Build) -> Any:
         return eye(build)
+
+
+def _elements(shape: tuple[Any, ...]) -> int:
+    """The element count of ``shape`` if every dimension is a plain int from
+    1 to 2**63 - 1 (a dimension of zero still costs strides, which the
+    general path checks), else 0."""
+    n = 1
+    for d in shape:
+        if type(d) is not int or not 0 < d <= INT64_MAX:
+            return 0
+        n *= d
+    return n
 
 
 def eye_2d(n_rows: int, n_cols: int, k: int, dtype: np.dtype[Any]) -> Any:
@@ -228,7 +250,8 @@ def _gather(k: np.ndarray[Any, Any], out: np.ndarray[Any, Any]) -> None:
 
 def _zero(a: np.ndarray[Any, Any]) -> None:
     """Set every element of ``a`` to zero (``memset`` where contiguous)."""
-    if a.nbytes >= _MEMSET_BYTES and a.flags.c_contiguous:
+    # (A one-byte type's fill is NumPy's own call of memset: no ctypes.)
+    if a.itemsize > 1 and a.nbytes >= _MEMSET_BYTES and a.flags.c_contiguous:
         ctypes.memset(a.ctypes.data, 0, a.nbytes)  # (ctypes releases the GIL)
     else:
         a.fill(0)

@@ -11,8 +11,6 @@ import itertools
 import math
 from typing import Any
 
-from ..._validate.size import SMALL_ELEMENTS, is_small
-
 __all__ = [
     "captured_by_a_transform",
     "has_device_type",
@@ -21,7 +19,6 @@ __all__ = [
     "plain_dtype",
     "refuse_meta_k",
     "scalar_k",
-    "small_eye_of",
     "storage_span",
     "wide_unsigned",
 ]
@@ -32,40 +29,6 @@ _SMALL_MATRIX = 1 << 18
 # Per-matrix offsets are written by index up to this many ones (scratch about
 # 48 MiB), by a mask beyond.
 _INDEXED_ONES = 1 << 20
-
-
-def small_eye_of(
-    torch: Any, shape: tuple[Any, ...], k: int, dtype: Any, device: Any
-) -> Any:
-    """`eye`'s short path, for a plain int ``k`` and ``dtype`` (None or
-    plain): ``shape`` if small, on the CPU (None, or ``x.device`` of a CPU
-    tensor, as clients pass it), else None for the general path."""
-    # (``device.type`` costs 0.2 us, but a CPU device kept here would be
-    # state that torch.compile's guards read: rule 1 of this package's ``__init__``.)
-    if device is not None and not (
-        type(device) is torch.device and device.type == "cpu"
-    ):
-        return None
-    if len(shape) != 2:
-        return (
-            scalar_k(torch, shape, k, dtype, device, None) if is_small(shape) else None
-        )
-    # One matrix (`is_small`, inline: its loop costs ~0.2 us).
-    n_rows, n_cols = shape
-    if not (
-        type(n_rows) is int
-        and type(n_cols) is int
-        and 0 <= n_rows <= SMALL_ELEMENTS
-        and 0 <= n_cols <= SMALL_ELEMENTS
-        and n_rows * n_cols <= SMALL_ELEMENTS
-    ):
-        return None
-    if k == 0 and dtype is not None and dtype.is_floating_point:
-        # scalar_k's first case, called at once: the client's own call.
-        if n_rows == n_cols:  # one count fewer for torch to parse
-            return torch.eye(n_rows, dtype=dtype, device=device)
-        return torch.eye(n_rows, n_cols, dtype=dtype, device=device)
-    return scalar_k(torch, shape, k, dtype, device, None)
 
 
 def scalar_k(
