@@ -186,29 +186,34 @@ def _fill_per_matrix(a: np.ndarray[Any, Any], k: np.ndarray[Any, Any]) -> None:
     """
     n_rows, n_cols = a.shape[-2:]
     batch = a.shape[:-2]
-    offsets = np.broadcast_to(k, batch).reshape(-1)
+    # (np.broadcast_to is a Python wrapper: skipped where k is the batch's.)
+    offsets = (k if k.shape == batch else np.broadcast_to(k, batch)).reshape(-1)
     per_block = max(1, _INDEX_BLOCK // max(1, min(n_rows, n_cols)))
+    # (Array methods, not NumPy's functions of the same name: those are
+    # Python wrappers, each a call more.)
     for first in range(0, offsets.size, per_block):
         kb = offsets[first : first + per_block]
         r0, c0 = np.maximum(-kb, 0), np.maximum(kb, 0)
-        lengths = np.maximum(np.minimum(n_rows - r0, n_cols - c0), 0)
+        # (k lies in [-R, C]: no length is negative.)
+        lengths = np.minimum(n_rows - r0, n_cols - c0)
         total = int(lengths.sum())
         if total == 0:
             continue
         # Each one's position along its own diagonal: 0, 1, ... per matrix.
-        run_starts = np.cumsum(lengths) - lengths
+        run_starts = lengths.cumsum() - lengths
         if a.flags.c_contiguous:
             # Flat positions: the diagonal steps by n_cols + 1 in memory.
             stride = n_cols + 1
-            matrices = np.arange(first, first + kb.size) * (n_rows * n_cols)
-            starts = matrices + r0 * n_cols + c0 - run_starts * stride
-            flat = np.repeat(starts, lengths) + np.arange(total) * stride
+            starts = np.arange(first, first + kb.size) * (n_rows * n_cols)
+            starts += r0 * n_cols + c0 - run_starts * stride
+            flat = starts.repeat(lengths)
+            flat += np.arange(0, total * stride, stride)
             a.reshape(-1)[flat] = 1
             continue
-        matrix = np.repeat(np.arange(first, first + kb.size), lengths)
-        step = np.arange(total) - np.repeat(run_starts, lengths)
-        rows = np.repeat(r0, lengths) + step
-        cols = np.repeat(c0, lengths) + step
+        matrix = np.arange(first, first + kb.size).repeat(lengths)
+        step = np.arange(total) - run_starts.repeat(lengths)
+        rows = r0.repeat(lengths) + step
+        cols = c0.repeat(lengths) + step
         index = (*np.unravel_index(matrix, batch), rows, cols)
         a[index] = 1
 
@@ -239,7 +244,8 @@ def _gather(k: np.ndarray[Any, Any], out: np.ndarray[Any, Any]) -> None:
     table = (diff == np.arange(-n_rows, n_cols + 1)[:, None, None]).astype(out.dtype)
     # (A view where k holds every matrix's offset, as the index method reads
     # it; its rows are taken by blocks, so the scratch stays small.)
-    offsets = np.broadcast_to(k, out.shape[:-2]).reshape(-1)
+    batch = out.shape[:-2]
+    offsets = (k if k.shape == batch else np.broadcast_to(k, batch)).reshape(-1)
     matrices = out.reshape(-1, n_rows, n_cols)
     for first in range(0, offsets.size, _INDEX_BLOCK):
         block = slice(first, first + _INDEX_BLOCK)

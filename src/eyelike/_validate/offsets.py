@@ -116,9 +116,16 @@ def _clamp_array(k: np.ndarray[Any, Any], lo: int, hi: int) -> np.ndarray[Any, A
     if k.dtype.kind not in "iu":
         msg = f"k must be an integer array; got dtype {k.dtype}"
         raise TypeError(msg)
-    info = np.iinfo(k.dtype)
-    clipped: np.ndarray[Any, Any] = np.clip(k, max(lo, info.min), min(hi, info.max))
-    return clipped.astype(np.int64)
+    if k.dtype.itemsize == 8 and k.dtype.kind == "u":
+        # Past int64's range a uint64 would wrap negative: such an offset is
+        # beyond the matrix anyway (hi >= 0 fits uint64).
+        k = np.minimum(k, hi)
+    # Every other integer type fits int64 exactly; the bounds do too. Two
+    # ufuncs in place on the fresh copy (np.clip and np.iinfo are Python
+    # wrappers, at several times the cost).
+    wide: np.ndarray[Any, Any] = k.astype(np.int64)
+    np.maximum(wide, lo, out=wide)
+    return np.minimum(wide, hi, out=wide)
 
 
 def _sequence(
