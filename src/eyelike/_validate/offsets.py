@@ -125,7 +125,8 @@ def _clamp_array(k: np.ndarray[Any, Any], lo: int, hi: int) -> np.ndarray[Any, A
     # wrappers, at several times the cost).
     wide: np.ndarray[Any, Any] = k.astype(np.int64)
     np.maximum(wide, lo, out=wide)
-    return np.minimum(wide, hi, out=wide)
+    np.minimum(wide, hi, out=wide)
+    return wide
 
 
 def _sequence(
