@@ -216,6 +216,22 @@ def test_numpy_short_path_declines_what_memory_cannot_hold(
     assert _compare_eye(256, None, 0, "float64", batch=(2,))  # 1 MiB: fits
 
 
+@needs_torch
+def test_torch_short_path_declines_what_memory_cannot_hold(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    from eyelike._validate import size
+
+    x = torch.empty(4, 512, 512)
+    assert _compare_eye(512, None, 0, torch.float32, batch=(4,), xp=torch)
+    assert _compare_eye_like(x, 1, None)
+    monkeypatch.setattr(size, "physical_memory", lambda: 1 << 20)
+    assert not _compare_eye(512, None, 0, torch.float32, batch=(4,), xp=torch)
+    assert not _compare_eye_like(x, 1, None)
+    with pytest.raises(MemoryError, match="more than this machine's"):
+        eyelike.eye_like(x)
+
+
 def test_short_path_on_the_edge_values() -> None:
     for value in EDGES:
         for args in ((value, 3, 0, None), (3, 3, value, None), (3, 3, 0, value)):
@@ -322,7 +338,8 @@ def test_torch_short_path_takes_the_common_calls() -> None:
     ]
     assert all(taken)
     assert not _compare_eye_like(torch.empty(3, 3), torch.tensor(0), None)
-    assert not _compare_eye(300, 300, 0, None, xp=torch)  # too large: general
+    assert _compare_eye(300, 300, 0, None, xp=torch)  # larger, where memory holds it
+    assert _compare_eye_like(torch.empty(2, 300, 300, dtype=torch.bool), -3, None)
     assert not _compare_eye_like(torch.empty(0, 3), 0, None)  # empty: general
     assert not _compare_eye_like(torch.empty(3), 0, None)  # rank 1: general
     assert not _compare_eye_like(torch.empty(()), 0, None)  # rank 0: general

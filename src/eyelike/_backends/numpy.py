@@ -32,7 +32,7 @@ from numpy.lib.stride_tricks import as_strided
 
 from .._validate import size as _size
 from .._validate.dtypes import is_ml_dtype, numpy_dtype
-from .._validate.integers import INT64_MAX, MAX_BATCH_DIMS
+from .._validate.integers import MAX_BATCH_DIMS
 from .._validate.text import show
 from ._base import Backend, Build
 
@@ -109,7 +109,7 @@ class NumPyBackend(Backend):
         # check can fail either. Its build, reached in a few calls, not the
         # pipeline's twenty: an output of megabytes has swept them from the
         # caches, where each costs a miss (~25 us in all, cold).
-        n = _elements(shape)
+        n = _size.plain_elements(shape)
         if not n:
             return None
         dt = numpy_dtype(dtype, "numpy")[0]
@@ -121,18 +121,6 @@ class NumPyBackend(Backend):
 
     def eye(self, build: Build) -> Any:
         return eye(build)
-
-
-def _elements(shape: tuple[Any, ...]) -> int:
-    """The element count of ``shape`` if every dimension is a plain int from
-    1 to 2**63 - 1 (a dimension of zero still costs strides, which the
-    general path checks), else 0."""
-    n = 1
-    for d in shape:
-        if type(d) is not int or not 0 < d <= INT64_MAX:
-            return 0
-        n *= d
-    return n
 
 
 def eye_2d(n_rows: int, n_cols: int, k: int, dtype: np.dtype[Any]) -> Any:

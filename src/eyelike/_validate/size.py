@@ -19,6 +19,7 @@ __all__ = [
     "is_small",
     "known_shape",
     "physical_memory",
+    "plain_elements",
     "refuse_memory",
     "refuse_span",
 ]
@@ -60,6 +61,19 @@ def is_small(shape: tuple[Any, ...]) -> bool:
         if d:
             n *= d
     return n <= SMALL_ELEMENTS
+
+
+def plain_elements(shape: tuple[Any, ...]) -> int:
+    """The element count of ``shape`` where every dimension is a plain int
+    from 1 to 2**63 - 1, else 0. Where that count times the item size fits
+    `physical_memory`, no size check can fail (a dimension of zero still
+    costs strides, which a backend checks)."""
+    n = 1
+    for d in shape:
+        if type(d) is not int or not 0 < d <= INT64_MAX:
+            return 0
+        n *= d
+    return n
 
 
 def known_shape(x: Any, name: str, hint: str = "") -> tuple[int, ...]:

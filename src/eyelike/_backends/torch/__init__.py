@@ -52,6 +52,16 @@ _SMALL_ELEMENTS = _size.SMALL_ELEMENTS
 _NDARRAY = np.ndarray
 
 
+def _fits(torch: Any, shape: tuple[Any, ...], dtype: Any) -> bool:
+    """Whether ``shape`` is plain positive ints whose bytes fit this
+    machine's memory: a larger output no size check refuses either. (Its
+    build then skips the general path's calls, which an output of megabytes
+    has swept from the caches.)"""
+    n = _size.plain_elements(shape)
+    size = (torch.get_default_dtype() if dtype is None else dtype).itemsize
+    return n > 0 and n * size <= _size.physical_memory()
+
+
 def is_tensor_type(array_type: type) -> bool:
     """Whether ``array_type`` is ``torch.Tensor`` or a subclass (nn.Parameter
     ...), by name (guard rule 2): torch need not be imported to ask."""
@@ -271,7 +281,10 @@ class TorchBackend(Backend):
             if (
                 len(shape) < 2
                 or type(n) is not int
-                or not 0 < n <= _SMALL_ELEMENTS
+                or n <= 0  # (empty: its strides are the general path's to check)
+                or (
+                    n > _SMALL_ELEMENTS and n * dtype.itemsize > _size.physical_memory()
+                )
                 or not (like.is_cpu or like.is_cuda or like.is_meta)
             ):
                 return None
@@ -294,11 +307,11 @@ class TorchBackend(Backend):
                 and 0 <= n_rows <= _SMALL_ELEMENTS
                 and 0 <= n_cols <= _SMALL_ELEMENTS
                 and n_rows * n_cols <= _SMALL_ELEMENTS
-            ):
+            ) and not _fits(torch, shape, dtype):
                 return None
             # scalar_k's first case, at once: the client's own call.
             square = k == 0 and floating and n_rows == n_cols
-        elif not is_small(shape):
+        elif not (is_small(shape) or _fits(torch, shape, dtype)):
             return None
         # The device is checked on what was made: ``device.type`` costs
         # 0.2 us (a new string each time), and a CPU device kept here to
