@@ -232,6 +232,28 @@ def test_torch_short_path_declines_what_memory_cannot_hold(
         eyelike.eye_like(x)
 
 
+@needs_torch
+@pytest.mark.parametrize("k", [2**70, -(2**63) - 5, 2**63, 601, -601])
+def test_torch_short_path_offsets_beyond_a_large_matrix(k: int) -> None:
+    """Bug (found in review): a larger output took the short path with the
+    caller's own k, and torch's diagonal() of a matrix over 2**18 elements
+    overflowed past int64 where the general path (k clamped) gave zeros."""
+    x = torch.empty(2, 600, 600)
+    assert _compare_eye_like(x, k, None)
+    assert _compare_eye(600, None, k, torch.float32, batch=(2,), xp=torch)
+    assert not eyelike.eye_like(x, k=k).any()
+
+
+@needs_torch
+@pytest.mark.parametrize("n", [1, 300])
+def test_torch_short_path_keeps_the_batch_rank_limit(n: int) -> None:
+    """Bug (found in review): torch's short path took 63 batch dimensions,
+    which the general path refuses (NumPy's holds at most 64)."""
+    with pytest.raises(ValueError, match="63 dimensions"):
+        eyelike.eye(n, batch_shape=(1,) * 63, xp=torch)
+    assert eyelike.eye(n, batch_shape=(1,) * 62, xp=torch).ndim == 64
+
+
 def test_short_path_on_the_edge_values() -> None:
     for value in EDGES:
         for args in ((value, 3, 0, None), (3, 3, value, None), (3, 3, 0, value)):

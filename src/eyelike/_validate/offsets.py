@@ -123,7 +123,7 @@ def _clamp_array(k: np.ndarray[Any, Any], lo: int, hi: int) -> np.ndarray[Any, A
     # Every other integer type fits int64 exactly; the bounds do too. Two
     # ufuncs in place on the fresh copy (np.clip and np.iinfo are Python
     # wrappers, at several times the cost).
-    wide: np.ndarray[Any, Any] = k.astype(np.int64)
+    wide: np.ndarray[Any, Any] = np.array(k, dtype=np.int64)  # (0-d stays an array)
     np.maximum(wide, lo, out=wide)
     np.minimum(wide, hi, out=wide)
     return wide

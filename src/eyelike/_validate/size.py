@@ -45,8 +45,8 @@ def physical_memory() -> int:
 # Outputs whose dimensions are plain ints multiplying (zeros left out) to
 # at most this many elements pass every size check on any machine: at most
 # 1 MiB in the widest dtype, and no scratch. Backends' short paths
-# (`Backend.small_eye`) take these (NumPy's, also larger ones that fit this
-# machine's memory).
+# (`Backend.small_eye`) take these (NumPy's and torch's, also larger ones
+# of plain positive sizes that fit this machine's memory).
 SMALL_ELEMENTS = 1 << 16
 
 

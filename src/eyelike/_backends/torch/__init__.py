@@ -30,6 +30,7 @@ import numpy as np
 
 from ..._validate import dtypes as _dtypes
 from ..._validate import size as _size
+from ..._validate.integers import MAX_BATCH_DIMS
 from ..._validate.size import is_small
 from ..._validate.text import show
 from .._base import Backend, Build
@@ -49,6 +50,7 @@ __all__ = ["TORCH", "TorchBackend", "is_tensor_type"]
 
 # What the short path takes, as a name of this module (guard rule 3).
 _SMALL_ELEMENTS = _size.SMALL_ELEMENTS
+_MAX_DIMS = MAX_BATCH_DIMS + 2
 _NDARRAY = np.ndarray
 
 
@@ -311,14 +313,17 @@ class TorchBackend(Backend):
                 return None
             # scalar_k's first case, at once: the client's own call.
             square = k == 0 and floating and n_rows == n_cols
-        elif not (is_small(shape) or _fits(torch, shape, dtype)):
-            return None
+        elif len(shape) > _MAX_DIMS or not (
+            is_small(shape) or _fits(torch, shape, dtype)
+        ):
+            return None  # (as many batch dimensions as the general path takes)
         # The device is checked on what was made: ``device.type`` costs
         # 0.2 us (a new string each time), and a CPU device kept here to
         # compare with would be state that torch.compile's guards read
-        # (guard rule 1). Where torch refuses (a device this build lacks, a
-        # dtype that device lacks), the general path says why, in this
-        # package's words.
+        # (guard rule 1). Where torch refuses eagerly (a device this build
+        # lacks, a dtype that device lacks), the general path says why, in
+        # this package's words; torch.compile makes a fake tensor instead,
+        # whose device is asked about below, as the general path asks.
         try:
             made = (
                 torch.eye(n_rows, dtype=dtype, device=device)
@@ -329,8 +334,6 @@ class TorchBackend(Backend):
             return None
         if device is None or made.is_cpu or made.is_meta:
             return made
-        # (torch.compile makes a fake tensor even on a device this build
-        # lacks: asked here, as the general path asks.)
         return made if made.is_cuda and torch.cuda.is_available() else None
 
     def eye(self, build: Build) -> Any:

@@ -45,7 +45,9 @@ def scalar_k(
             out = torch.zeros(shape, dtype=dtype, device=device)
         else:
             out.zero_()
-        if out.numel():
+        # (k may be the caller's own, from the short path: one beyond the
+        # matrix, even past int64, has no diagonal to write.)
+        if out.numel() and -n_rows < k < n_cols:
             out.diagonal(k, -2, -1).fill_(1)
         return out
     # One matrix, made by torch's own eye where it can (one kernel: the
