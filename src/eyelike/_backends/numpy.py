@@ -101,20 +101,20 @@ class NumPyBackend(Backend):
                 return eye_2d(n_rows, n_cols, k, numpy_dtype(dtype, "numpy")[0])
         elif not 2 < len(shape) <= _MAX_DIMS:
             return None  # (as many dimensions as NumPy holds)
-        elif _size.is_small(shape):
-            a = np.zeros(shape, numpy_dtype(dtype, "numpy")[0])
-            _write_diagonal(a, k)
-            return a
-        # A larger output, where it fits this machine's memory: then no size
-        # check can fail either. Its build, reached in a few calls, not the
-        # pipeline's twenty: an output of megabytes has swept them from the
-        # caches, where each costs a miss (~25 us in all, cold).
-        n = _size.plain_elements(shape)
-        if not n:
-            return None
-        dt = numpy_dtype(dtype, "numpy")[0]
-        if n * dt.itemsize > _size.physical_memory():
-            return None
+        if _size.is_small(shape):  # a small batch
+            dt = numpy_dtype(dtype, "numpy")[0]
+        else:
+            # A larger output, where it fits this machine's memory: then no
+            # size check can fail either. Its build, reached in a few calls,
+            # not the pipeline's twenty: an output of megabytes has swept
+            # them from the caches, where each costs a miss (~25 us, cold).
+            # (The counts checked before the dtype, as the general path.)
+            n = _size.plain_elements(shape)
+            if not n:
+                return None
+            dt = numpy_dtype(dtype, "numpy")[0]
+            if n * dt.itemsize > _size.physical_memory():
+                return None
         a = np.zeros(shape, dt)
         _write_diagonal(a, k)
         return a

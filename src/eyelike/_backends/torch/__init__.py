@@ -290,17 +290,10 @@ class TorchBackend(Backend):
                 or not (like.is_cpu or like.is_cuda or like.is_meta)
             ):
                 return None
-            if k == 0 and floating and len(shape) == 2:
-                # scalar_k's first case, at once: the idiom itself.
-                n_rows, n_cols = shape
-                if n_rows == n_cols:  # one count fewer for torch to parse
-                    return torch.eye(n_rows, dtype=dtype, device=like.device)
-                return torch.eye(n_rows, n_cols, dtype=dtype, device=like.device)
-            return scalar_k(torch, shape, k, dtype, like.device, None)
-        if device is not None and type(device) is not torch.device:
+            device = like.device  # (one that holds a tensor: no refusal)
+        elif device is not None and type(device) is not torch.device:
             return None  # a name or an index: the general path reads it
-        square = False
-        if len(shape) == 2:
+        elif len(shape) == 2:
             # One matrix (`is_small`, inline: its loop costs ~0.2 us).
             n_rows, n_cols = shape
             if not (
@@ -311,12 +304,16 @@ class TorchBackend(Backend):
                 and n_rows * n_cols <= _SMALL_ELEMENTS
             ) and not _fits(torch, shape, dtype):
                 return None
-            # scalar_k's first case, at once: the client's own call.
-            square = k == 0 and floating and n_rows == n_cols
         elif len(shape) > _MAX_DIMS or not (
             is_small(shape) or _fits(torch, shape, dtype)
         ):
             return None  # (as many batch dimensions as the general path takes)
+        # scalar_k's first case, at once: the client's own call (one count,
+        # one fewer for torch to parse).
+        square = False
+        if k == 0 and floating and len(shape) == 2:
+            n_rows, n_cols = shape
+            square = n_rows == n_cols
         # The device is checked on what was made: ``device.type`` costs
         # 0.2 us (a new string each time), and a CPU device kept here to
         # compare with would be state that torch.compile's guards read
@@ -332,7 +329,7 @@ class TorchBackend(Backend):
             )
         except Exception:
             return None
-        if device is None or made.is_cpu or made.is_meta:
+        if like is not None or device is None or made.is_cpu or made.is_meta:
             return made
         return made if made.is_cuda and torch.cuda.is_available() else None
 
