@@ -46,8 +46,17 @@ def test_bug_batch_shape_array_without_tolist() -> None:
         [np.array(1.5)],
         [BadIndex()],
         [torch.tensor(1.5)] if torch is not None else [BadIndex()],
+        [np.array([3]), 0],
+        [torch.tensor([3]), 0] if torch is not None else [np.array([3]), 0],
     ],
-    ids=["ragged arrays", "0-D float array", "BadIndex", "float tensor"],
+    ids=[
+        "ragged arrays",
+        "0-D float array",
+        "BadIndex",
+        "float tensor",
+        "array beside an int",
+        "tensor beside an int",
+    ],
 )
 def test_bug_k_sequence_leaf_messages(k: Any) -> None:
     exc = _named_error(lambda: eyelike.eye(2, batch_shape=len(k), k=k))

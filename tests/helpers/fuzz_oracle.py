@@ -256,6 +256,11 @@ def k_verdict(v: Any, ns: str, batch: tuple[int, ...]) -> Any:
                 return BOOM
             if is_bool_like(x) or not_a_number(x) or not known_shape(x):
                 return bad_type
+            if getattr(x, "ndim", 0):
+                # An array of rank >= 1 beside entries NumPy keeps as objects:
+                # a ragged nest, not an integer (torch's __index__ would read
+                # a one-element tensor as one).
+                return bad_type
             try:
                 values.append(operator.index(x))
             except TypeError:
