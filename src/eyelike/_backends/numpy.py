@@ -116,7 +116,7 @@ class NumPyBackend(Backend):
             if n * dt.itemsize > _size.physical_memory():
                 return None
         a = np.zeros(shape, dt)
-        _write_diagonal(a, k)
+        _ones_on_diagonal(a, shape[-2], shape[-1], k)
         return a
 
     def eye(self, build: Build) -> Any:
@@ -124,13 +124,30 @@ class NumPyBackend(Backend):
 
 
 def eye_2d(n_rows: int, n_cols: int, k: int, dtype: np.dtype[Any]) -> Any:
-    """One small fresh matrix: ``np.eye``'s own method, with nothing to check."""
+    """One small fresh matrix: ``np.eye``'s own method, with nothing to check
+    (`_ones_on_diagonal`'s view, of one flat matrix: a call fewer)."""
     a = np.zeros((n_rows, n_cols), dtype)
-    if -n_rows < k < n_cols:
-        # Rows past n_cols - k hold no diagonal element; the flat stride
-        # n_cols + 1 steps one row down and one column right.
-        a[: n_cols - k].flat[k if k >= 0 else -k * n_cols :: n_cols + 1] = 1
+    start = k if k >= 0 else -k * n_cols
+    stop = min(n_rows, n_cols - k) * n_cols
+    if start < stop:
+        a.reshape(-1)[start : stop : n_cols + 1].fill(1)
     return a
+
+
+def _ones_on_diagonal(
+    a: np.ndarray[Any, Any], n_rows: int, n_cols: int, k: int
+) -> None:
+    """Write ones on diagonal ``k`` of every matrix of a C-contiguous ``a``
+    (``n_rows`` by ``n_cols``): one strided view of its flat matrices, whose
+    stride ``n_cols + 1`` steps one row down and one column right, filled
+    (``fill``, not an assignment: no scalar array to make and cast)."""
+    start = k if k >= 0 else -k * n_cols
+    # The start of the row after the diagonal's last: the view's next step
+    # lands past it (in a column >= 1), so the view ends there. No diagonal
+    # (k beyond the matrix, or an empty one) leaves it at or before start.
+    stop = min(n_rows, n_cols - k) * n_cols
+    if start < stop:
+        a.reshape(-1, n_rows * n_cols)[:, start : stop : n_cols + 1].fill(1)
 
 
 def _write_diagonal(a: np.ndarray[Any, Any], k: int) -> None:
@@ -141,14 +158,7 @@ def _write_diagonal(a: np.ndarray[Any, Any], k: int) -> None:
     if length <= 0 or a.size == 0:
         return
     if a.flags.c_contiguous:
-        # Plain slicing of a flat view: far cheaper than as_strided, and the
-        # flat stride n_cols + 1 steps one row down and one column right.
-        start = r0 * n_cols + c0
-        diagonal = slice(start, start + (length - 1) * (n_cols + 1) + 1, n_cols + 1)
-        if a.ndim == 2:
-            a.flat[diagonal] = 1
-        else:
-            a.reshape(-1, n_rows * n_cols)[:, diagonal] = 1
+        _ones_on_diagonal(a, n_rows, n_cols, k)
         return
     one: Any = 1
     if is_ml_dtype(a.dtype):
