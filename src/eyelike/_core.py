@@ -184,21 +184,25 @@ def eye(
            [[0, 0],
             [1, 0]]])
     """
-    if out is not None:
-        backend = backend_of_array(out, "out")
-    else:
+    if out is None:
         backend = DEFAULT if xp is None else backend_of_namespace(xp)
-        if chunks is None and order is None:
-            # The common small call, where the backend has a short path.
-            batch = batch_shape
-            if type(batch) is int and batch >= 0:
-                batch = (batch,)  # (the pipeline reads the caller's own)
-            if type(batch) is tuple:
-                cols = n_rows if n_cols is None else n_cols
-                shape = (*batch, n_rows, cols) if batch else (n_rows, cols)
-                small = backend.small_eye(shape, k, dtype, None, device)
-                if small is not None:
-                    return small
+    else:
+        backend = backend_of_array(out, "out")
+    if (
+        chunks is None
+        and order is None
+        and (out is None or (xp is None and backend._small_out))
+    ):
+        # The common small call, where the backend has a short path.
+        batch = batch_shape
+        if type(batch) is int and batch >= 0:
+            batch = (batch,)  # (the pipeline reads the caller's own)
+        if type(batch) is tuple:
+            cols = n_rows if n_cols is None else n_cols
+            shape = (*batch, n_rows, cols) if batch else (n_rows, cols)
+            small = backend.small_eye(shape, k, dtype, None, device, out)
+            if small is not None:
+                return small
     return _pipeline_eye(
         backend,
         n_rows=n_rows,
@@ -279,8 +283,9 @@ def eye_like(x: Any, /, *, k: Any = 0, dtype: Any = None, out: Any = None) -> An
            [1., 0., 0.]], dtype=float32)
     """
     backend = backend_of_array(x, "x")
-    if out is None:
-        small = backend.small_eye(None, k, x.dtype if dtype is None else dtype, x, None)
+    if out is None or backend._small_out:
+        want = x.dtype if dtype is None and out is None else dtype  # (out: its own)
+        small = backend.small_eye(None, k, want, x, None, out)
         if small is not None:
             return small
     return _pipeline_eye_like(backend, x=x, k=k, dtype=dtype, out=out)

@@ -5,8 +5,9 @@ the fuzzers make.
 
 ``eye`` and ``eye_like`` try ``Backend.small_eye`` first, the one hook
 through which the front end offers it (NumPy's, torch's and
-array-api-strict's answer; the others always decline) and fall back to the general
-path when it declines (returns None). Here both are called on the same
+array-api-strict's answer; the others always decline; NumPy's alone takes
+an ``out``) and fall back to the general path when it declines (returns
+None). Here both are called on the same
 arguments, the general one with the short path switched off, so a short
 path that accepted something the general path refuses, or built a different
 array, fails.
@@ -20,12 +21,14 @@ from types import ModuleType
 from typing import Any
 from unittest import mock
 
+import ml_dtypes
 import numpy as np
 import pytest
 from helpers.fuzz_namespaces import torch
 from helpers.fuzz_strategies import EDGES, anything, fuzz, hostile
 from hypothesis import given
 from hypothesis import strategies as st
+from numpy.lib.stride_tricks import as_strided
 
 import eyelike
 from eyelike._backends import DEFAULT, backend_of_array, backend_of_namespace
@@ -110,7 +113,7 @@ def _compare_eye(
     if type(dims) is not tuple:
         return False  # the general path alone decides
     shape = (*dims, n_rows, n_rows if n_cols is None else n_cols)
-    short = _result(lambda: backend.small_eye(shape, k, dtype, None, device))
+    short = _result(lambda: backend.small_eye(shape, k, dtype, None, device, None))
     if _declined(short):
         return False  # the general path alone decides
     general = _general(
@@ -128,7 +131,7 @@ def _compare_eye_like(x: Any, k: Any, dtype: Any) -> bool:
     ran."""
     backend = backend_of_array(x)
     want = x.dtype if dtype is None else dtype
-    short = _result(lambda: backend.small_eye(None, k, want, x, None))
+    short = _result(lambda: backend.small_eye(None, k, want, x, None, None))
     if _declined(short):
         return False
     _same(short, _general(backend, lambda: eyelike.eye_like(x, k=k, dtype=dtype)))
@@ -198,7 +201,7 @@ def test_short_path_takes_the_common_calls() -> None:
     assert not _compare_eye_like(np.empty(3), 0, None)  # rank 1: general
     assert _compare_eye_like(np.empty((2, 3, 3)), 0, None)  # a small batch
     assert not _compare_eye_like(np.empty((300, 3, 3)), [0] * 300, None)
-    assert DEFAULT.small_eye((3, 3), 0, None, None, None) is not None
+    assert DEFAULT.small_eye((3, 3), 0, None, None, None, None) is not None
 
 
 def test_numpy_short_path_declines_what_memory_cannot_hold(
@@ -258,6 +261,226 @@ def test_short_path_on_the_edge_values() -> None:
     for value in EDGES:
         for args in ((value, 3, 0, None), (3, 3, value, None), (3, 3, 0, value)):
             _compare_eye(*args)
+
+
+# ------------------------------------------------------------ NumPy, out=
+
+OUT_DTYPES = ["float64", "float32", "int8", "uint64", "bool", "complex64"]
+OUT_DTYPES += [ml_dtypes.bfloat16, ml_dtypes.int4, "object", "datetime64[s]", ">f4"]
+LAYOUTS = ["C", "F", "transposed", "read-only", "strided", "subclass", "overlapping"]
+
+
+def _make_out(shape: tuple[int, ...], dtype: Any, layout: str) -> np.ndarray[Any, Any]:
+    """An ``out`` of ``shape`` and ``dtype`` (7 wherever it has a value), laid
+    out as ``layout`` says; the same array each call."""
+    if layout == "transposed":
+        a = np.full(shape[::-1], 7, dtype=dtype).T
+    elif layout == "strided":
+        a = np.full((*shape[:-1], 2 * shape[-1]), 7, dtype=dtype)[..., ::2]
+    elif layout == "overlapping":
+        a = as_strided(np.full(shape, 7, dtype=dtype), strides=(0,) * len(shape))
+    else:
+        a = np.full(shape, 7, dtype=dtype, order="F" if layout == "F" else "C")
+    if layout == "read-only":
+        a.flags.writeable = False
+    if layout == "subclass":
+        a = a.view(_Sub)
+    return a
+
+
+class _Sub(np.ndarray):  # type: ignore[type-arg]
+    """An ndarray subclass (the general path's alone)."""
+
+
+def _untouched(out: Any, fresh: Any) -> bool:
+    return bool(np.asarray(out).tobytes() == np.asarray(fresh).tobytes())
+
+
+def _compare_out(
+    make_out: Callable[[], Any],
+    args: tuple[Any, ...] = (),
+    like: Any = None,
+    **keywords: Any,
+) -> bool:
+    """Compare the two paths of ``eye(*args, **keywords, out=)`` (or of
+    ``eye_like(like, ..., out=)``), each with its own ``out`` from
+    ``make_out``; returns whether the short one ran. The short path that
+    declines leaves its ``out`` untouched; where both run, the two ``out``
+    end the same, and where both raise, both are untouched."""
+    mine, theirs = make_out(), make_out()
+    k, dtype = keywords.get("k", 0), keywords.get("dtype")
+    if like is None:
+        batch = keywords.get("batch_shape", ())
+        dims = (batch,) if type(batch) is int and batch >= 0 else batch
+        if type(dims) is not tuple:
+            return False  # the general path alone decides
+        n_rows, n_cols = args if len(args) == 2 else (args[0], None)
+        shape = (*dims, n_rows, n_rows if n_cols is None else n_cols)
+        device = keywords.get("device")
+        short = _result(lambda: DEFAULT.small_eye(shape, k, dtype, None, device, mine))
+        call = lambda: eyelike.eye(*args, **keywords, out=theirs)  # noqa: E731
+    else:
+        short = _result(lambda: DEFAULT.small_eye(None, k, dtype, like, None, mine))
+        call = lambda: eyelike.eye_like(like, **keywords, out=theirs)  # noqa: E731
+    if _declined(short):
+        assert _untouched(mine, make_out())
+        return False
+    general = _general(DEFAULT, call)
+    assert short[0] == general[0], (short, general)
+    if short[0] == "raised":
+        assert short[1] == general[1]
+        assert _untouched(mine, make_out())
+        assert _untouched(theirs, make_out())
+        return True
+    assert short[1] is mine
+    assert general[1] is theirs
+    assert mine.tobytes() == theirs.tobytes()
+    return True
+
+
+@fuzz(300)
+@given(
+    batch=st.lists(st.integers(0, 3), max_size=2).map(tuple) | st.integers(-1, 3),
+    n_rows=st.integers(0, 5) | hostile("n_rows"),
+    n_cols=st.none() | st.integers(0, 5),
+    k=offsets,
+    dtype=st.none() | st.sampled_from(OUT_DTYPES) | hostile("dtype"),
+    out_dtype=st.sampled_from(OUT_DTYPES),
+    # The out's shape: the asked one, or one row more.
+    wrong_shape=st.booleans(),
+    layout=st.sampled_from(LAYOUTS),
+    device=st.sampled_from([None, "cpu"]) | hostile("device"),
+)
+def test_eye_out_short_path_is_the_general_path(
+    batch: Any,
+    n_rows: Any,
+    n_cols: Any,
+    k: Any,
+    dtype: Any,
+    out_dtype: Any,
+    wrong_shape: bool,
+    layout: str,
+    device: Any,
+) -> None:
+    # An out of the asked shape where it can be made (a negative batch or
+    # a hostile count: of that shape in absolute value, at most 6 rows).
+    dims = tuple(abs(d) for d in ((batch,) if type(batch) is int else batch))
+    rows = min(abs(n_rows), 6) if type(n_rows) is int else 2
+    shape = (*dims, rows + wrong_shape, rows if n_cols is None else n_cols)
+    if not all(shape):
+        return  # (an empty out is the general path's alone)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # NumPy's notes on casting 7 to int4
+        _compare_out(
+            lambda: _make_out(shape, out_dtype, layout),
+            (n_rows, n_cols),
+            k=k,
+            batch_shape=batch,
+            dtype=dtype,
+            device=device,
+        )
+
+
+@fuzz(200)
+@given(
+    shape=st.lists(st.integers(1, 4), min_size=1, max_size=4).map(tuple),
+    k=offsets,
+    dtype=st.none() | st.sampled_from(OUT_DTYPES) | hostile("dtype"),
+    out_dtype=st.sampled_from(OUT_DTYPES),
+    wrong_shape=st.booleans(),
+    layout=st.sampled_from(LAYOUTS),
+)
+def test_eye_like_out_short_path_is_the_general_path(
+    shape: tuple[int, ...],
+    k: Any,
+    dtype: Any,
+    out_dtype: Any,
+    wrong_shape: bool,
+    layout: str,
+) -> None:
+    x = np.empty(shape, dtype="float32")
+    out_shape = (*shape[:-1], shape[-1] + wrong_shape)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        _compare_out(
+            lambda: _make_out(out_shape, out_dtype, layout), like=x, k=k, dtype=dtype
+        )
+
+
+@fuzz(100)
+@given(value=anything)
+def test_out_short_path_on_anything_in_each_position(value: Any) -> None:
+    def out() -> np.ndarray[Any, Any]:
+        return _make_out((2, 3, 4), "float32", "C")
+
+    _compare_out(out, (value, 4), batch_shape=2)
+    _compare_out(out, (3, value), batch_shape=2)
+    _compare_out(out, (3, 4), batch_shape=(value,))
+    _compare_out(out, (3, 4), batch_shape=2, k=value)
+    _compare_out(out, (3, 4), batch_shape=2, dtype=value)
+    _compare_out(out, (3, 4), batch_shape=2, device=value)
+    _compare_out(out, like=np.empty((2, 3, 4)), k=value)
+    _compare_out(out, like=np.empty((2, 3, 4)), dtype=value)
+
+
+def test_out_short_path_takes_the_common_calls() -> None:
+    def out(
+        shape: tuple[int, ...], dtype: Any = "float64", layout: str = "C"
+    ) -> Callable[[], Any]:
+        return lambda: _make_out(shape, dtype, layout)
+
+    assert _compare_out(out((3, 3)), (3,))
+    assert _compare_out(out((3, 4), "int8"), (3, 4), k=-1)
+    assert _compare_out(out((2, 3, 3), "bool"), (3,), batch_shape=2, k=10**30)
+    assert _compare_out(out((2, 3, 3)), (3,), batch_shape=(2,), dtype="float64")
+    assert _compare_out(out((256, 256, 256), "uint8"), (256,), batch_shape=256)
+    assert _compare_out(out((2, 3, 3), ml_dtypes.bfloat16), (3,), batch_shape=2)
+    assert _compare_out(out((2, 3, 4)), like=np.empty((2, 3, 4)), k=1)
+    assert _compare_out(out((3, 3)), (3,), device="cpu")
+    # Refused by a check the short path leaves to the general one: declined.
+    for layout in LAYOUTS[1:]:
+        assert not _compare_out(out((2, 3, 3), layout=layout), (3,), batch_shape=2)
+    assert not _compare_out(out((3, 3)), (3,), dtype="float32")  # another dtype
+    assert not _compare_out(out((3, 4)), (3,))  # another shape
+    assert not _compare_out(out((0, 3)), (0, 3))  # empty: the general path's
+    # The dtype's check is the short path's too: the general path's error.
+    assert _compare_out(out((3, 3), "object"), (3,))
+    with pytest.raises(eyelike.DTypeError):
+        DEFAULT.small_eye((3, 3), 0, None, None, None, np.empty((3, 3), object))
+    assert not _compare_out(out((3, 3)), (np.int64(3),))  # a NumPy count
+    assert not _compare_out(out((3, 3)), (3,), k=np.int64(0))  # a NumPy k
+    assert not _compare_out(out((2, 3, 3)), (3,), batch_shape=2, k=[0, 1])
+    assert not _compare_out(out((3,)), like=np.empty(3))  # rank 1
+
+
+def test_out_short_path_declines_what_memory_cannot_hold(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """An ``out`` larger than this machine's memory (a view of a mapped
+    file, say) is refused by the general path: so the short path declines."""
+    from eyelike._validate import size
+
+    out = np.zeros((4, 512, 512))
+    assert DEFAULT.small_eye((4, 512, 512), 0, None, None, None, out) is out
+    monkeypatch.setattr(size, "physical_memory", lambda: 1 << 20)
+    assert DEFAULT.small_eye((4, 512, 512), 0, None, None, None, out) is None
+    with pytest.raises(MemoryError, match="more than this machine's"):
+        eyelike.eye(512, batch_shape=4, out=out)
+
+
+@needs_torch
+def test_the_front_end_offers_an_out_only_where_a_short_path_takes_one() -> None:
+    """torch's and array-api-strict's short paths take no ``out``: the front
+    end does not offer them one (nor pay for building the call)."""
+    s = pytest.importorskip("array_api_strict")
+    for out in (torch.zeros(2, 3, 3), s.zeros((2, 3, 3))):
+        backend = backend_of_array(out)
+        assert not backend._small_out
+        with mock.patch.object(type(backend), "small_eye") as small:
+            eyelike.eye(3, batch_shape=2, out=out)
+            eyelike.eye_like(out, out=out)
+        small.assert_not_called()
+    assert DEFAULT._small_out
 
 
 # ----------------------------------------------------------------- torch

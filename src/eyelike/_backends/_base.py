@@ -100,6 +100,10 @@ class Backend:
     """Bytes per element of one matrix that its build holds beside the
     output for a per-matrix ``k`` (the reference build's (R, C) index
     difference and mask; a scalar ``k`` needs none)."""
+    _small_out: ClassVar[bool] = False
+    """`small_eye` may take a call with an ``out``: the front end offers it
+    one only then, so a library whose short path declines every ``out``
+    pays nothing for it."""
 
     def __init__(self, xp: Any = None) -> None:
         # A library's own (imported: an array or namespace of it is in
@@ -172,19 +176,28 @@ class Backend:
         return np.asarray(x)
 
     def small_eye(
-        self, shape: tuple[Any, ...] | None, k: Any, dtype: Any, like: Any, device: Any
+        self,
+        shape: tuple[Any, ...] | None,
+        k: Any,
+        dtype: Any,
+        like: Any,
+        device: Any,
+        out: Any,
     ) -> Any:
         """The common small call, built at once, or None for the pipeline.
 
         Called before any validation with the caller's own arguments, and no
-        ``out``, ``chunks`` or ``order``: from `eye`, ``shape`` is
+        ``chunks`` or ``order``: from `eye`, ``shape`` is
         ``(*batch_shape, n_rows, n_cols)``, ``like`` None and ``device`` the
         caller's (None: the default); from `eye_like`, ``shape`` is None and
         ``like`` is its ``x`` (of this library, of any rank), with ``dtype``
-        defaulting to ``x.dtype``. A backend may answer only where no check
-        of the pipeline could fail and it builds exactly what the pipeline
-        would (the tests compare the two on the fuzzers' inputs). By
-        default it declines."""
+        defaulting to ``x.dtype``. ``out`` is None, or the caller's where
+        `_small_out` says so (of any type: from `eye`, this library's array;
+        from `eye_like`, ``x`` is), and then ``dtype`` None means its
+        dtype. A backend may answer only where no
+        check of the pipeline could fail and it builds exactly what the
+        pipeline would (the tests compare the two on the fuzzers' inputs).
+        By default it declines."""
         return None
 
     def eye(self, build: Build) -> Any:

@@ -43,12 +43,18 @@ class ArrayApiStrictBackend(GenericBackend):
         return super().dtype(dtype, device)
 
     def small_eye(
-        self, shape: tuple[Any, ...] | None, k: Any, dtype: Any, like: Any, device: Any
+        self,
+        shape: tuple[Any, ...] | None,
+        k: Any,
+        dtype: Any,
+        like: Any,
+        device: Any,
+        out: Any,
     ) -> Any:
         # array_api_strict.eye costs ~6 us, against the general path's ~9 us
         # more: one small matrix of plain ints and an int k, one of its own
         # dtypes (or None) on its default device pass every check made there.
-        if shape is None or len(shape) != 2 or type(k) is not int:
+        if shape is None or len(shape) != 2 or type(k) is not int:  # (out: None)
             return None
         if not is_small(shape):
             return None

@@ -46,6 +46,7 @@ _INDEX_BLOCK = 1 << 18
 # The short path's bound (`Backend.small_eye`), as a module name.
 _SMALL_ELEMENTS = _size.SMALL_ELEMENTS
 _MAX_DIMS = MAX_BATCH_DIMS + 2  # NumPy's 64
+_NDARRAY = np.ndarray
 
 
 class NumPyBackend(Backend):
@@ -57,6 +58,7 @@ class NumPyBackend(Backend):
     _numpy_dtypes = True
     _host_memory = True
     _scratch = 0  # per-matrix k: written in place, by blocks of indices or rows
+    _small_out = True
 
     def device(self, device: Any) -> Any:
         if isinstance(device, str) and device == "cpu":
@@ -76,7 +78,13 @@ class NumPyBackend(Backend):
         return tuple(s // out.itemsize for s in out.strides)
 
     def small_eye(
-        self, shape: tuple[Any, ...] | None, k: Any, dtype: Any, like: Any, device: Any
+        self,
+        shape: tuple[Any, ...] | None,
+        k: Any,
+        dtype: Any,
+        like: Any,
+        device: Any,
+        out: Any,
     ) -> Any:
         # np.eye(3) itself costs ~1 us: a small shape of plain ints and an
         # int k, whose one check that can fail is the dtype's, from the same
@@ -89,6 +97,8 @@ class NumPyBackend(Backend):
             return None
         if shape is None:  # from eye_like: x's shape, plain ints
             shape = like.shape
+        if out is not None:
+            return _fill_out(shape, k, dtype, out)
         if len(shape) == 2:
             n_rows, n_cols = shape
             if (
@@ -121,6 +131,36 @@ class NumPyBackend(Backend):
 
     def eye(self, build: Build) -> Any:
         return eye(build)
+
+
+def _fill_out(shape: tuple[Any, ...], k: int, dtype: Any, out: Any) -> Any:
+    """`NumPyBackend.small_eye` with an ``out``: a plain, writeable,
+    C-contiguous array of the asked shape (plain positive ints, at least
+    two) and dtype, which no check of the general path refuses (it exists:
+    its size is no overflow, and its memory fits, as checked). Filled as
+    that path fills it; else None."""
+    if (
+        type(out) is not _NDARRAY
+        or len(shape) < 2
+        # (Plain ints before any comparison: an empty one is the general
+        # path's, and a caller's count is read by nothing but its rules.)
+        or not _size.plain_elements(shape)
+        or shape != out.shape
+    ):
+        return None
+    flags = out.flags
+    if not (
+        flags.writeable
+        and flags.c_contiguous  # (no two elements alias)
+        and out.nbytes <= _size.physical_memory()
+    ):
+        return None
+    # The general path's one check left that can fail, and its resolution.
+    if numpy_dtype(out.dtype if dtype is None else dtype, "numpy")[0] != out.dtype:
+        return None
+    _zero(out)
+    _ones_on_diagonal(out, shape[-2], shape[-1], k)
+    return out
 
 
 def eye_2d(n_rows: int, n_cols: int, k: int, dtype: np.dtype[Any]) -> Any:

@@ -251,7 +251,13 @@ class TorchBackend(Backend):
             return np.asarray(x.to(self._torch.float32).numpy())
 
     def small_eye(
-        self, shape: tuple[Any, ...] | None, k: Any, dtype: Any, like: Any, device: Any
+        self,
+        shape: tuple[Any, ...] | None,
+        k: Any,
+        dtype: Any,
+        like: Any,
+        device: Any,
+        out: Any,
     ) -> Any:
         # torch.eye(3) costs about 1.2 us, and each check here 0.03-0.1 us:
         # the calls clients make (kornia's ``eye(3, device=x.device,
@@ -260,7 +266,7 @@ class TorchBackend(Backend):
         # `self._torch`: one guard, not ten (guard rule 3).
         import torch
 
-        if type(k) is not int:
+        if type(k) is not int:  # (``out`` is None: `_small_out`)
             return None
         # A plain dtype (`plain_dtype`, a float's case first: the clients').
         # ``floating``: given, and floating (torch's default is too, but
