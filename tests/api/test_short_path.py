@@ -631,6 +631,7 @@ def test_a_vendored_array_api_compat_namespace_is_its_library(lib: str) -> None:
 
 @fuzz(200)
 @given(
+    batch=st.just(()) | batches | st.integers(-2, 5),
     n_rows=small_counts,
     n_cols=st.none() | small_counts,
     k=offsets,
@@ -643,12 +644,12 @@ def test_a_vendored_array_api_compat_namespace_is_its_library(lib: str) -> None:
     | st.tuples(st.just(False), st.sampled_from([None, "cpu"]) | hostile("device")),
 )
 def test_array_api_strict_short_path_is_the_general_path(
-    n_rows: Any, n_cols: Any, k: Any, dtype: Any, device: Any
+    batch: Any, n_rows: Any, n_cols: Any, k: Any, dtype: Any, device: Any
 ) -> None:
     s = pytest.importorskip("array_api_strict")
     dt = getattr(s, dtype[1]) if dtype[0] else dtype[1]
     dev = s.Device(device[1]) if device[0] else device[1]
-    _compare_eye(n_rows, n_cols, k, dt, xp=s, device=dev)
+    _compare_eye(n_rows, n_cols, k, dt, batch, xp=s, device=dev)
 
 
 def test_array_api_strict_short_path_takes_the_common_call() -> None:
@@ -658,3 +659,7 @@ def test_array_api_strict_short_path_takes_the_common_call() -> None:
     assert _compare_eye(3, 4, -1, None, xp=s)
     assert not _compare_eye(3, None, 0, s.float64, xp=s, device=s.Device("device1"))
     assert not _compare_eye(3, None, 0, "float64", xp=s)  # a name: general
+    assert _compare_eye(32, None, 1, s.float32, (64,), xp=s, device=cpu)
+    assert _compare_eye(3, 4, -1, s.int8, 2, xp=s)  # an int batch
+    assert not _compare_eye(3, None, 0, None, (2, 0), xp=s)  # empty: general
+    assert not _compare_eye(1, None, 0, None, (1,) * 63, xp=s)  # too many dims
