@@ -33,6 +33,7 @@ from numpy.lib.stride_tricks import as_strided
 import eyelike
 from eyelike._backends import DEFAULT, backend_of_array, backend_of_namespace
 from eyelike._backends._base import Backend
+from eyelike._backends.numpy import NumPyBackend
 
 needs_torch = pytest.mark.skipif(torch is None, reason="needs torch")
 
@@ -451,6 +452,45 @@ def test_out_short_path_takes_the_common_calls() -> None:
     assert not _compare_out(out((3, 3)), (3,), k=np.int64(0))  # a NumPy k
     assert not _compare_out(out((2, 3, 3)), (3,), batch_shape=2, k=[0, 1])
     assert not _compare_out(out((3,)), like=np.empty(3))  # rank 1
+
+
+_NUMPY_SMALL_EYE = NumPyBackend.small_eye
+
+
+@pytest.mark.parametrize("x_dtype", ["float32", "int8", "bool"])
+@pytest.mark.parametrize("out_dtype", ["float64", "int8", ml_dtypes.bfloat16])
+@pytest.mark.parametrize("dtype", [None, "int8"])
+def test_out_through_the_front_end(x_dtype: str, out_dtype: Any, dtype: Any) -> None:
+    """The front end's part: ``eye_like(x, out=)`` passes ``dtype`` None on
+    (``out``'s, not ``x``'s), and ``eye`` offers an ``out`` only without
+    ``xp``. Where offered, the short path fills every ``out`` the general
+    path fills (it takes the call) and each outcome is that path's."""
+    x = np.empty((2, 3, 4), dtype=x_dtype)
+    calls = [
+        lambda o: eyelike.eye_like(x, k=1, dtype=dtype, out=o),
+        lambda o: eyelike.eye(3, 4, batch_shape=2, k=-1, dtype=dtype, out=o),
+        lambda o: eyelike.eye(3, 4, batch_shape=2, dtype=dtype, out=o, xp=np),
+    ]
+    for offered, call in zip((True, True, False), calls, strict=True):
+        mine, theirs = (
+            _make_out(x.shape, out_dtype, "C"),
+            _make_out(x.shape, out_dtype, "C"),
+        )
+        answers: list[Any] = []
+
+        def spy(*args: Any, answers: list[Any] = answers) -> Any:
+            answers.append(_NUMPY_SMALL_EYE(DEFAULT, *args))
+            return answers[-1]
+
+        with mock.patch.object(NumPyBackend, "small_eye", side_effect=spy):
+            short = _result(lambda: call(mine))  # noqa: B023
+        general = _general(DEFAULT, lambda: call(theirs))  # noqa: B023
+        assert short[0] == general[0]
+        if short[0] == "raised":
+            assert short[1] == general[1]
+        assert mine.tobytes() == theirs.tobytes()
+        taken = offered and general[0] == "returned"
+        assert answers == ([mine] if taken else [None] if offered else [])
 
 
 def test_out_short_path_declines_what_memory_cannot_hold(

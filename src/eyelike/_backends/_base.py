@@ -191,10 +191,11 @@ class Backend:
         ``(*batch_shape, n_rows, n_cols)``, ``like`` None and ``device`` the
         caller's (None: the default); from `eye_like`, ``shape`` is None and
         ``like`` is its ``x`` (of this library, of any rank), with ``dtype``
-        defaulting to ``x.dtype``. ``out`` is None, or the caller's where
-        `_small_out` says so (of any type: from `eye`, this library's array;
-        from `eye_like`, ``x`` is), and then ``dtype`` None means its
-        dtype. A backend may answer only where no
+        defaulting to ``x.dtype``. ``out`` is None unless `_small_out` is
+        True; then it is the caller's ``out`` (from `eye`, an array of this
+        library; from `eye_like`, of any type, since ``x`` decided the
+        library), and ``dtype`` None means ``out``'s dtype. A backend may
+        answer only where no
         check of the pipeline could fail and it builds exactly what the
         pipeline would (the tests compare the two on the fuzzers' inputs).
         By default it declines."""

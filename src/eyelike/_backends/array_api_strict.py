@@ -58,10 +58,11 @@ class ArrayApiStrictBackend(GenericBackend):
         # us more: a small shape of plain ints (a batch of no empty
         # dimension) and an int k, one of its own dtypes (or None) on its
         # default device pass every check made there. Built as there: the
-        # matrix, copied over the batch.
+        # matrix, copied over the batch. (``out`` is always None here:
+        # `_small_out` is False.)
         if (
             shape is None
-            or type(k) is not int  # (``out`` is None: `_small_out`)
+            or type(k) is not int
             or not 2 <= len(shape) <= _MAX_DIMS
             or not is_small(shape)
             or (len(shape) > 2 and 0 in shape)

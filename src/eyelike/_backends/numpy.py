@@ -134,16 +134,18 @@ class NumPyBackend(Backend):
 
 
 def _fill_out(shape: tuple[Any, ...], k: int, dtype: Any, out: Any) -> Any:
-    """`NumPyBackend.small_eye` with an ``out``: a plain, writeable,
-    C-contiguous array of the asked shape (plain positive ints, at least
-    two) and dtype, which no check of the general path refuses (it exists:
-    its size is no overflow, and its memory fits, as checked). Filled as
-    that path fills it; else None."""
+    """`NumPyBackend.small_eye` with an ``out``, filled as the general path
+    fills it, where no check of that path can refuse it: an ``np.ndarray``
+    itself (no subclass), writeable and C-contiguous, whose shape is the
+    asked one (at least two dimensions, none empty) and whose dtype the
+    asked one resolves to; its memory, which exists, fits this machine's.
+    Else None."""
     if (
         type(out) is not _NDARRAY
         or len(shape) < 2
-        # (Plain ints before any comparison: an empty one is the general
-        # path's, and a caller's count is read by nothing but its rules.)
+        # The sizes are plain positive ints before they are compared with
+        # anything: a caller's own count object is read only by the general
+        # path's rules, and an empty output is that path's to check.
         or not _size.plain_elements(shape)
         or shape != out.shape
     ):
@@ -164,8 +166,9 @@ def _fill_out(shape: tuple[Any, ...], k: int, dtype: Any, out: Any) -> Any:
 
 
 def eye_2d(n_rows: int, n_cols: int, k: int, dtype: np.dtype[Any]) -> Any:
-    """One small fresh matrix: ``np.eye``'s own method, with nothing to check
-    (`_ones_on_diagonal`'s view, of one flat matrix: a call fewer)."""
+    """One small fresh matrix: ``np.eye``'s own method, with nothing to check.
+    Its diagonal is `_ones_on_diagonal`'s view, with the same bounds, of the
+    one flat matrix (written here: a call and a dimension fewer)."""
     a = np.zeros((n_rows, n_cols), dtype)
     start = k if k >= 0 else -k * n_cols
     stop = min(n_rows, n_cols - k) * n_cols
@@ -193,12 +196,12 @@ def _ones_on_diagonal(
 def _write_diagonal(a: np.ndarray[Any, Any], k: int) -> None:
     """Write ones on diagonal ``k`` of every matrix in ``a`` (any strides)."""
     n_rows, n_cols = a.shape[-2:]
+    if a.flags.c_contiguous:
+        _ones_on_diagonal(a, n_rows, n_cols, k)
+        return
     r0, c0 = (0, k) if k >= 0 else (-k, 0)
     length = min(n_rows - r0, n_cols - c0)
     if length <= 0 or a.size == 0:
-        return
-    if a.flags.c_contiguous:
-        _ones_on_diagonal(a, n_rows, n_cols, k)
         return
     one: Any = 1
     if is_ml_dtype(a.dtype):

@@ -266,7 +266,8 @@ class TorchBackend(Backend):
         # `self._torch`: one guard, not ten (guard rule 3).
         import torch
 
-        if type(k) is not int:  # (``out`` is None: `_small_out`)
+        # (``out`` is always None here: `_small_out` is False.)
+        if type(k) is not int:
             return None
         # A plain dtype (`plain_dtype`, a float's case first: the clients').
         # ``floating``: given, and floating (torch's default is too, but
