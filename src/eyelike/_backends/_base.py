@@ -195,10 +195,9 @@ class Backend:
         True; then it is the caller's ``out`` (from `eye`, an array of this
         library; from `eye_like`, of any type, since ``x`` decided the
         library), and ``dtype`` None means ``out``'s dtype. A backend may
-        answer only where no
-        check of the pipeline could fail and it builds exactly what the
-        pipeline would (the tests compare the two on the fuzzers' inputs).
-        By default it declines."""
+        answer only where no check of the pipeline could fail and it builds
+        exactly what the pipeline would (the tests compare the two on the
+        fuzzers' inputs). By default it declines."""
         return None
 
     def eye(self, build: Build) -> Any:
