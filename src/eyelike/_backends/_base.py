@@ -33,7 +33,10 @@ from array_api_compat import device as array_device
 from .._validate import dtypes as _dtypes
 from .._validate import size as _size
 
-__all__ = ["Backend", "Build"]
+__all__ = ["Backend", "Build", "Shape"]
+
+# A shape as a caller gives it, before any check (`Backend.small_eye`).
+Shape = tuple[Any, ...]
 
 
 class Build(NamedTuple):
@@ -176,13 +179,7 @@ class Backend:
         return np.asarray(x)
 
     def small_eye(
-        self,
-        shape: tuple[Any, ...] | None,
-        k: Any,
-        dtype: Any,
-        like: Any,
-        device: Any,
-        out: Any,
+        self, shape: Shape | None, k: Any, dtype: Any, like: Any, device: Any, out: Any
     ) -> Any:
         """The common small call, built at once, or None for the pipeline.
 

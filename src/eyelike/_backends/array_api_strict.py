@@ -10,6 +10,7 @@ from .._validate.dtypes import DTypeError
 from .._validate.integers import MAX_BATCH_DIMS
 from .._validate.size import is_small
 from .._validate.text import show
+from ._base import Shape
 from .generic import GenericBackend
 
 __all__ = ["ArrayApiStrictBackend"]
@@ -46,13 +47,7 @@ class ArrayApiStrictBackend(GenericBackend):
         return super().dtype(dtype, device)
 
     def small_eye(
-        self,
-        shape: tuple[Any, ...] | None,
-        k: Any,
-        dtype: Any,
-        like: Any,
-        device: Any,
-        out: Any,
+        self, shape: Shape | None, k: Any, dtype: Any, like: Any, device: Any, out: Any
     ) -> Any:
         # array_api_strict.eye costs ~6 us, against the general path's ~3-9
         # us more: a small shape of plain ints (a batch of no empty

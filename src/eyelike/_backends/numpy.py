@@ -34,7 +34,7 @@ from .._validate import size as _size
 from .._validate.dtypes import is_ml_dtype, numpy_dtype
 from .._validate.integers import MAX_BATCH_DIMS
 from .._validate.text import show
-from ._base import Backend, Build
+from ._base import Backend, Build, Shape
 
 __all__ = ["NumPyBackend", "eye", "eye_2d"]
 
@@ -78,13 +78,7 @@ class NumPyBackend(Backend):
         return tuple(s // out.itemsize for s in out.strides)
 
     def small_eye(
-        self,
-        shape: tuple[Any, ...] | None,
-        k: Any,
-        dtype: Any,
-        like: Any,
-        device: Any,
-        out: Any,
+        self, shape: Shape | None, k: Any, dtype: Any, like: Any, device: Any, out: Any
     ) -> Any:
         # np.eye(3) itself costs ~1 us: a small shape of plain ints and an
         # int k, whose one check that can fail is the dtype's, from the same

@@ -33,7 +33,7 @@ from ..._validate import size as _size
 from ..._validate.integers import MAX_BATCH_DIMS
 from ..._validate.size import is_small
 from ..._validate.text import show
-from .._base import Backend, Build
+from .._base import Backend, Build, Shape
 from .build import (
     captured_by_a_transform,
     has_device_type,
@@ -251,13 +251,7 @@ class TorchBackend(Backend):
             return np.asarray(x.to(self._torch.float32).numpy())
 
     def small_eye(
-        self,
-        shape: tuple[Any, ...] | None,
-        k: Any,
-        dtype: Any,
-        like: Any,
-        device: Any,
-        out: Any,
+        self, shape: Shape | None, k: Any, dtype: Any, like: Any, device: Any, out: Any
     ) -> Any:
         # torch.eye(3) costs about 1.2 us, and each check here 0.03-0.1 us:
         # the calls clients make (kornia's ``eye(3, device=x.device,
