@@ -81,6 +81,34 @@ def test_bug_numpy_dtype_parser_errors(dtype: Any) -> None:
     assert "dtype" in str(exc)
 
 
+@pytest.mark.parametrize(
+    "form",
+    ["tuple", "tuple after a datetime", "field list", "fields dict", "nested"],
+)
+@pytest.mark.parametrize("ns", ["numpy", "torch", "jax", "array_api_strict"])
+def test_bug_array_inside_a_dtype_spec(form: str, ns: str) -> None:
+    """Bug (found by the fuzzer in CI): an array inside a tuple given as a
+    dtype was read by NumPy as a dtype, JAX's with a DeprecationWarning that
+    eyelike passed on (and ``(np.float32, array)`` was taken as float32).
+    Every form NumPy reads a dtype from is refused, silently, as a value."""
+    value = jnp.array(0.0) if jnp is not None else np.array(0.0)
+    spec = {
+        "tuple": (np.float32, value),
+        "tuple after a datetime": (np.datetime64("NaT", "Y"), value),
+        "field list": [("a", value)],
+        "fields dict": {"names": ["a"], "formats": [value]},
+        "nested": [("a", [("b", (np.float32, value))])],
+    }[form]
+    xp = {"numpy": np, "torch": torch, "jax": jnp}.get(ns)
+    if ns == "array_api_strict":
+        xp = pytest.importorskip("array_api_strict")
+    if xp is None:
+        pytest.skip(f"needs {ns}")
+    exc = _named_error(lambda: eyelike.eye(2, dtype=spec, xp=xp))
+    assert isinstance(exc, TypeError)
+    assert "not a value" in str(exc)
+
+
 @pytest.mark.parametrize("device", ["mps", "xla"])
 def test_bug_torch_unavailable_device(device: str) -> None:
     exc = _named_error(lambda: eyelike.eye(2, xp=torch, device=device))

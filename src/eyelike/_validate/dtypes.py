@@ -196,20 +196,43 @@ def _exact_zero_and_one(dt: np.dtype[Any]) -> np.dtype[Any]:
 
 
 def _refuse_value(dtype: Any) -> None:
-    """Refuse a bool, or an array (of any library) given as a dtype: NumPy
-    would read its ``.dtype``, some libraries' silently. (A module with a
+    """Refuse a bool, or an array (of any library) given as a dtype, or
+    anywhere inside a tuple, list or dict given as one: NumPy would read its
+    ``.dtype`` (a tuple's second entry, a field's type, is a dtype too),
+    some libraries' silently, others with a warning. (A module with a
     ``shape``, as ``numpy`` itself, too: NumPy 1.26 warns reading its.)"""
     # The type test first: torch.compile cannot trace hasattr of a NumPy
     # dtype.
     if isinstance(dtype, bool) or (
         not isinstance(dtype, (str, np.dtype))
-        and (
-            is_array(dtype)
-            or (isinstance(dtype, ModuleType) and hasattr(dtype, "shape"))
-        )
+        and (_is_value(dtype) or _holds_value(dtype))
     ):
         msg = f"dtype must be a dtype or dtype name, not a value; got {show(dtype)}"
         raise DTypeError(msg)
+
+
+def _is_value(spec: Any) -> bool:
+    return is_array(spec) or (isinstance(spec, ModuleType) and hasattr(spec, "shape"))
+
+
+def _holds_value(spec: Any) -> bool:
+    """Whether a tuple, list or dict (NumPy's forms of a sub-array or
+    structured dtype), at any depth, holds an array. Each container is
+    visited once: one that holds itself is NumPy's to refuse."""
+    seen: set[int] = set()
+    todo = [spec]
+    while todo:
+        item = todo.pop()
+        if isinstance(item, dict):
+            item = list(item.values())
+        if not isinstance(item, (tuple, list)) or id(item) in seen:
+            continue
+        seen.add(id(item))
+        for entry in item:
+            if _is_value(entry):
+                return True
+            todo.append(entry)
+    return False
 
 
 def from_numpy(dtype: Any, library: str) -> np.dtype[Any]:
