@@ -240,6 +240,10 @@ def _torch_ctx(which: str) -> Callable[[], Any]:
             return FakeTensorMode()
         if which == "meta":
             return torch.device("meta")
+        if which == "one rank":
+            from helpers.torch_subclasses import rank_of
+
+            return rank_of(1, 0, (1,))
         raise AssertionError(which)
 
     return enter
@@ -282,6 +286,11 @@ MODES: list[Mode] = [
     Mode("torch", "meta device", values=False, context=_torch_ctx("meta")),
     Mode("torch", "func.vmap", wrap="torch_vmap"),
     Mode("torch", "func.grad", wrap="torch_grad"),
+    # x and a fresh out as DTensors (x sharded on its columns, out on its
+    # first dimension); the subclass tests check every rank of larger meshes.
+    Mode("torch", "DTensor", context=_torch_ctx("one rank"), wrap="dtensor"),
+    # x and a fresh out of a __torch_dispatch__ subclass of the tests' own.
+    Mode("torch", "dispatch subclass", wrap="torch_subclass"),
     Mode("jax", "eager"),
     Mode("jax", "eager x64", context=lambda: _jax_x64(True)),
     Mode("jax", "jit", wrap="jit"),
@@ -392,6 +401,8 @@ REFUSALS: list[Refusal] = [
             "func.vmap",
             "func.grad",
             "export non-strict",
+            "DTensor",
+            "dispatch subclass",
         ),
         "out",
         ("inference tensor",),
@@ -410,6 +421,8 @@ REFUSALS: list[Refusal] = [
             *_COMPILE,
             "export strict",
             "export non-strict",
+            "DTensor",
+            "dispatch subclass",
         ),
         "out",
         ("nn.Parameter",),

@@ -116,7 +116,38 @@ def _arguments(mode: table.Mode, entry: str, form: table.Form, lib: Any) -> Any:
         args = [a.view(_Sub) if type(a) is np.ndarray else a for a in args]
         if type(kwargs.get("out")) is np.ndarray:
             kwargs["out"] = kwargs["out"].view(_Sub)
+    if mode.wrap in _TORCH_SUBCLASS:
+        # x, and an out of the "fresh" form (the others are kinds of their own).
+        args = [_torch_subclass(mode, a, -1) for a in args]
+        if form.name == "fresh" and kwargs.get("out") is not None:
+            kwargs["out"] = _torch_subclass(mode, kwargs["out"], 0)
     return args, kwargs, plain
+
+
+_TORCH_SUBCLASS = ("dtensor", "torch_subclass")
+
+
+def _torch_subclass(mode: table.Mode, value: Any, dim: int) -> Any:
+    """A plain tensor as the mode's subclass (a DTensor sharded on ``dim``)."""
+    import torch
+
+    if type(value) is not torch.Tensor or value.ndim < 2:  # (a 0-d count stays)
+        return value
+    if mode.wrap == "torch_subclass":
+        from helpers.torch_subclasses import Wrapped
+
+        return Wrapped(value)
+    from torch.distributed.device_mesh import init_device_mesh
+    from torch.distributed.tensor import DTensor, Shard
+
+    mesh = init_device_mesh("cpu", (1,))  # (the mode's one rank)
+    return DTensor.from_local(value, mesh, [Shard(dim % value.ndim)])
+
+
+def _values(result: Any) -> Any:
+    """A result's values on the host (a wrapper subclass: its inner tensor's)."""
+    result = getattr(result, "wrapped", result)
+    return np.asarray(eyelike._backends.backend_of_array(result).to_numpy(result))
 
 
 def _split_tensors(values: list[Any], is_input: Callable[[Any], bool]) -> Any:
@@ -148,7 +179,7 @@ def _run(
     def apply(vals: list[Any]) -> Any:
         return call(*vals[:n_args], **dict(zip(names, vals[n_args:], strict=True)))
 
-    if wrap in (None, "subclass", "strict_device1"):
+    if wrap in (None, "subclass", "strict_device1", *_TORCH_SUBCLASS):
         result = apply(values)
         return result.compute() if mode.lib == "dask" else result
     if wrap == "distributed":
@@ -224,7 +255,7 @@ def _snapshot(value: Any) -> Any:
     if value is None or not hasattr(value, "shape"):
         return None
     try:
-        return np.array(eyelike._backends.backend_of_array(value).to_numpy(value))
+        return np.array(_values(value))
     except Exception:  # a fake or meta tensor: no values to keep
         return None
 
@@ -288,10 +319,19 @@ def _check_cell(
     grad = mode.wrap in ("torch_grad", "jax_grad")  # a float gradient
     if not grad:
         assert dtype_name(result.dtype) == plain["dtype"], result.dtype
-    if out is not None and mode.wrap in (None, "subclass", "strict_device1"):
+    if out is not None and mode.wrap in (
+        None,
+        "subclass",
+        "strict_device1",
+        *_TORCH_SUBCLASS,
+    ):
         assert result is out
+    if mode.wrap in _TORCH_SUBCLASS and (entry == "eye_like" or form.name == "fresh"):
+        # The subclass as torch's own zeros_like keeps it.
+        of = args[0] if out is None else out
+        assert type(result) is type(of), type(result)
     if mode.values:
-        got = np.asarray(eyelike._backends.backend_of_array(result).to_numpy(result))
+        got = _values(result)
         np.testing.assert_array_equal(got.astype(np.float64), want.astype(np.float64))
         if want_device is not None and mode.lib != "dask" and not grad:
             assert str(_device_of(result)) == str(want_device)

@@ -45,6 +45,8 @@ from .build import (
     storage_span,
     wide_unsigned,
 )
+from .subclass import build as _subclass_build
+from .subclass import builds_plain
 
 __all__ = ["TORCH", "TorchBackend", "is_tensor_type"]
 
@@ -244,6 +246,8 @@ class TorchBackend(Backend):
         return None if out.is_contiguous() else tuple(out.stride())
 
     def to_numpy(self, x: Any) -> np.ndarray[Any, Any]:
+        if hasattr(x, "full_tensor"):  # a DTensor: its values, gathered
+            x = x.full_tensor()
         x = x.detach().cpu()
         try:
             return np.asarray(x.numpy())
@@ -277,8 +281,10 @@ class TorchBackend(Backend):
             # make its shape. Only the rank and the size count (not
             # symbolic, as under torch.compile(dynamic=True), nor empty),
             # and a nested tensor has no one shape.
-            if like.is_nested:
-                return None
+            if like.is_nested or (
+                type(like) is not torch.Tensor and not builds_plain(torch, type(like))
+            ):
+                return None  # (a subclass's rules are the general path's)
             shape = like.shape
             n = like.numel()
             if (
@@ -335,6 +341,12 @@ class TorchBackend(Backend):
         return made if made.is_cuda and torch.cuda.is_available() else None
 
     def eye(self, build: Build) -> Any:
+        of = build.like if build.out is None else build.out
+        if of is not None and not builds_plain(self._torch, type(of)):
+            return _subclass_build(self._torch, build, self._plain)
+        return self._plain(build)
+
+    def _plain(self, build: Build) -> Any:
         shape, k, dtype, device = build.shape, build.k, build.dtype, build.device
         out = build.out
         if not isinstance(k, int):

@@ -1,0 +1,162 @@
+"""torch's tensor subclasses, as torch's own ``zeros_like`` and in-place
+writes treat them.
+
+Three kinds, told apart by the class of ``eye_like``'s ``x`` or of ``out``:
+
+* **Built as torch.Tensor** (`builds_plain`): ``torch.Tensor`` itself; a
+  subclass that opts out of both of torch's overrides (``nn.Parameter``,
+  whose ``zeros_like`` is a plain tensor); and the tensors of torch's own
+  modes (``FakeTensor``, ``FunctionalTensor``), whose mode, active while
+  they exist, makes every factory call give its kind.
+* **DTensor** (`dtensor`): built shard by shard, each rank making only its
+  own piece (no full-size tensor, no collective), with the mesh and the
+  placements ``torch.zeros_like`` gives (a partial sum's result is
+  replicated); an ``out`` is filled through its local shard. ``Shard`` and
+  ``Replicate`` placements are taken; others are refused before anything
+  is built or written.
+* **Any other subclass** (`other`): the eye built as a plain tensor, then
+  written into the library's own ``empty_like(x)`` (a fresh result of
+  ``x``'s class, as ``zeros_like`` gives) or into ``out``, by one
+  ``copy_``: it completes or leaves ``out`` as it was. A subclass whose
+  ``copy_`` refuses a plain tensor is refused in words naming its class.
+"""
+
+from __future__ import annotations
+
+import math
+import sys
+from collections.abc import Callable
+from typing import Any
+
+import numpy as np
+
+from .._base import Build
+
+__all__ = ["build", "builds_plain"]
+
+Plain = Callable[[Build], Any]
+
+
+def builds_plain(torch: Any, cls: type) -> bool:
+    """Whether a tensor of class ``cls`` is built as a plain tensor is."""
+    if cls is torch.Tensor or cls.__module__.startswith("torch._subclasses."):
+        return True
+    if (
+        getattr(cls, "__torch_function__", None)
+        is not torch._C._disabled_torch_function_impl
+    ):
+        return False
+    # (nn.Parameter's kind: no __torch_dispatch__ of its own either.)
+    return not any(
+        "__torch_dispatch__" in vars(c)
+        for c in cls.__mro__[: cls.__mro__.index(torch.Tensor)]
+    )
+
+
+def build(torch: Any, request: Build, plain: Plain) -> Any:
+    """``request`` for an ``out`` or ``like`` of a subclass that is not
+    built as a plain tensor; ``plain`` builds for plain tensors."""
+    target = request.out if request.out is not None else request.like
+    # (A DTensor in hand means its module is imported: nothing to import.)
+    distributed = sys.modules.get("torch.distributed.tensor")
+    if distributed is not None and isinstance(target, distributed.DTensor):
+        return dtensor(torch, request, plain)
+    return other(torch, request, plain)
+
+
+def dtensor(torch: Any, request: Build, plain: Plain) -> Any:
+    """A DTensor like ``request.like`` (or ``request.out``, filled), each
+    rank building its own shard."""
+    from torch.distributed.tensor import DTensor, Replicate, Shard
+    from torch.distributed.tensor._utils import compute_local_shape_and_global_offset
+
+    out = request.out
+    target, name = (request.like, "x") if out is None else (out, "out")
+    placements = tuple(target.placements)
+    if out is None:
+        # As torch.zeros_like: a partial sum of zeros is replicated zeros.
+        placements = tuple(Replicate() if p.is_partial() else p for p in placements)
+    for p in placements:
+        if type(p) is not Shard and type(p) is not Replicate:
+            msg = (
+                f"{name} is a DTensor placed {p} on its mesh: eyelike builds "
+                f"a DTensor shard by shard for Shard and Replicate placements "
+                f"only (redistribute {name} to those first)"
+            )
+            raise ValueError(msg)
+    mesh = target.device_mesh
+    shape, offset = compute_local_shape_and_global_offset(
+        request.shape, mesh, placements
+    )
+    shape = tuple(shape)
+    k = _local_k(torch, request.k, request.shape, shape, tuple(offset))
+    if out is not None:
+        # (Without grad: an out that requires grad was refused unless grad
+        # is off, and its local shard is then the tensor itself, no view.)
+        with torch.no_grad():
+            plain(request._replace(shape=shape, k=k, out=out.to_local(), like=None))
+        return out
+    local = plain(request._replace(shape=shape, k=k, like=None))
+    return DTensor.from_local(
+        local,
+        mesh,
+        placements,
+        run_check=False,
+        shape=torch.Size(request.shape),
+        stride=_contiguous_strides(request.shape),
+    )
+
+
+def _local_k(
+    torch: Any,
+    k: Any,
+    shape: tuple[int, ...],
+    local: tuple[int, ...],
+    offset: tuple[int, ...],
+) -> Any:
+    """The offsets of a shard of ``local`` shape at ``offset`` in a global
+    ``shape``: its element ``[b, r, c]`` is the global ``[b + b0, r + r0,
+    c + c0]``, a one where ``c - r == k[b + b0] + r0 - c0``; clamped into
+    the shard's own ``[-R, C]``."""
+    shift = offset[-2] - offset[-1]
+    low, high = -local[-2], local[-1]
+    if isinstance(k, int):
+        return min(max(k + shift, low), high)
+    batch = shape[:-2]
+    window = tuple(
+        slice(o, o + n) for o, n in zip(offset[:-2], local[:-2], strict=True)
+    )
+    if isinstance(k, np.ndarray):
+        return np.clip(np.broadcast_to(k, batch)[window] + shift, low, high)
+    if hasattr(k, "full_tensor"):  # a DTensor k: its values, a batch's worth
+        k = k.full_tensor()
+    return (k.expand(batch)[window] + shift).clamp(low, high)
+
+
+def _contiguous_strides(shape: tuple[int, ...]) -> tuple[int, ...]:
+    """The strides of a C-contiguous tensor of ``shape`` (as torch's, with
+    an empty dimension counted as 1)."""
+    return tuple(
+        math.prod(max(d, 1) for d in shape[i + 1 :]) for i in range(len(shape))
+    )
+
+
+def other(torch: Any, request: Build, plain: Plain) -> Any:
+    """Any other subclass: the plain eye written into its own ``empty_like``
+    or its ``out`` by one ``copy_``."""
+    out = request.out
+    target, name = (request.like, "x") if out is None else (out, "out")
+    eye = plain(request._replace(out=None, like=None))
+    try:
+        if out is not None:
+            out.copy_(eye)
+            return out
+        return torch.empty_like(target, dtype=request.dtype).copy_(eye)
+    except (RuntimeError, TypeError, NotImplementedError) as exc:
+        msg = (
+            f"{name} is a {type(target).__name__}, a torch.Tensor subclass whose "
+            f"copy_ does not take the eye as a plain tensor ({exc}); give "
+            f"{'an out' if out is not None else 'x'} of torch.Tensor, or convert "
+            f"the result"
+        )
+        raise TypeError(msg) from exc
