@@ -131,7 +131,7 @@ def _build(
     dtype, itemsize = backend.dtype(dtype, device)
     k = _offsets(backend, k, batch, n_rows, n_cols)
     shape = (*batch, n_rows, n_cols)
-    _check_size(backend, shape, itemsize, device, k)
+    _check_size(backend, shape, itemsize, device, k, like if out is None else out)
     if out is not None:
         _check_out(backend, out, shape, dtype, device)
     # Positional, in the fields' order: a NamedTuple made by keywords costs
@@ -195,11 +195,17 @@ def _offsets(
 
 
 def _check_size(
-    backend: Backend, shape: tuple[int, ...], itemsize: int, device: Any, k: Any
+    backend: Backend,
+    shape: tuple[int, ...],
+    itemsize: int,
+    device: Any,
+    k: Any,
+    of: Any,
 ) -> None:
     """Refuse an output of ``shape`` whose size overflows, that the library
     cannot make empty, or that cannot fit this machine's memory where it
-    would be allocated there."""
+    would be allocated there (this process's part of it: ``of``, the
+    ``out`` or ``x``, may be distributed)."""
     nbytes = _size.checked_bytes(shape, itemsize)
     if nbytes is None:  # known only when the program runs
         return
@@ -216,7 +222,9 @@ def _check_size(
     # Memory is judged where it is allocated: a shape only traced
     # (jax.eval_shape, a FakeTensorMode...) allocates nothing here.
     if host and not backend._traced_only():
-        _size.refuse_memory(shape, nbytes)
+        nbytes = backend._held_bytes(of, shape, nbytes)
+        if nbytes > _size.physical_memory():
+            _size.refuse_memory(shape, nbytes)
 
 
 def _check_out(

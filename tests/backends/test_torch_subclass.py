@@ -209,3 +209,40 @@ def test_parameter_and_fake_tensors_are_built_as_plain_tensors() -> None:
         x = torch.zeros(2, 3, 3)
         for k in (0, [0, 1]):
             assert type(eyelike.eye_like(x, k=k)) is FakeTensor
+
+
+@pytest.mark.parametrize("k", [1, [0, 1, -1, 2]])
+def test_dtensor_under_torch_compile_fullgraph(k: Any) -> None:
+    """Tensor parallel models are compiled: the shard's eye is traced in one
+    graph (its offsets from the mesh's coordinate, not torch's private
+    helper, whose int() of a size breaks the graph)."""
+    import torch._dynamo
+
+    with rank_of(2, 1, (2,)) as mesh:
+        x = dt_full((4, 3, 3), 1.0, device_mesh=mesh, placements=[Shard(0)])
+        torch._dynamo.reset()
+        f = torch.compile(
+            lambda x: x + eyelike.eye_like(x, k=k), backend="eager", fullgraph=True
+        )
+        got = f(x)
+        assert type(got) is DTensor
+        assert got.placements == (Shard(0),)
+        want = 1 + reference((4,), 3, 3, k)[2:]
+        np.testing.assert_array_equal(got.to_local().numpy(), want)
+
+
+def test_memory_is_judged_by_the_shard_a_rank_holds(monkeypatch: Any) -> None:
+    """A DTensor larger than one machine's memory is what sharding is for:
+    each rank is refused only where its own shard does not fit."""
+    from eyelike._validate import size
+
+    monkeypatch.setattr(size, "physical_memory", lambda: 1 << 20)
+    with rank_of(8, 3, (8,)) as mesh:
+        x = dt_empty((8, 256, 256), device_mesh=mesh, placements=[Shard(0)])  # 2 MiB
+        got = eyelike.eye_like(x, k=[0, 1, 2, 3, 4, 5, 6, 7])
+        np.testing.assert_array_equal(got.to_local().numpy(), [np.eye(256, k=3)])
+        whole = dt_empty((8, 256, 256), device_mesh=mesh, placements=[Replicate()])
+        with pytest.raises(MemoryError):
+            eyelike.eye_like(whole)
+        with pytest.raises(MemoryError):
+            eyelike.eye_like(torch.empty(8, 256, 256))

@@ -248,6 +248,13 @@ class Backend:
         an output in host memory larger than it)."""
         return False
 
+    def _held_bytes(self, of: Any, shape: tuple[int, ...], nbytes: int) -> int:
+        """The bytes of ``nbytes`` (an output of ``shape`` like ``of``, the
+        ``out`` or ``x``, or None) that this process holds (asked of an
+        output larger than this machine's memory): all of them, unless the
+        library distributes its arrays over processes."""
+        return nbytes
+
     def _check_empty(self, shape: tuple[int, ...], itemsize: int, device: Any) -> None:
         """Refuse a shape with no elements that the library cannot make on
         ``device``. By default its strides (in bytes, as NumPy counts them)

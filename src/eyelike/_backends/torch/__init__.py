@@ -46,7 +46,7 @@ from .build import (
     wide_unsigned,
 )
 from .subclass import build as _subclass_build
-from .subclass import builds_plain
+from .subclass import builds_plain, held_bytes
 
 __all__ = ["TORCH", "TorchBackend", "is_tensor_type"]
 
@@ -204,6 +204,12 @@ class TorchBackend(Backend):
             return bool(torch.compiler.is_exporting())
         probe = torch.empty(0)
         return type(probe) is not torch.Tensor or bool(probe.is_meta)
+
+    def _held_bytes(self, of: Any, shape: tuple[int, ...], nbytes: int) -> int:
+        # A DTensor's rank holds its own shard.
+        if of is None or builds_plain(self._torch, type(of)):
+            return nbytes
+        return held_bytes(of, shape, nbytes)
 
     def _check_empty(self, shape: tuple[int, ...], itemsize: int, device: Any) -> None:
         _size.refuse_span(shape, storage_span(shape), "elements")

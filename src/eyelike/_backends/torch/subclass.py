@@ -32,7 +32,7 @@ import numpy as np
 
 from .._base import Build
 
-__all__ = ["build", "builds_plain"]
+__all__ = ["build", "builds_plain", "held_bytes"]
 
 Plain = Callable[[Build], Any]
 
@@ -64,18 +64,27 @@ def build(torch: Any, request: Build, plain: Plain) -> Any:
     return other(torch, request, plain)
 
 
+def held_bytes(of: Any, shape: tuple[int, ...], nbytes: int) -> int:
+    """The bytes of an output of ``shape`` (``nbytes`` in all) that this
+    rank holds, where ``of`` is a DTensor: its shard's."""
+    distributed = sys.modules.get("torch.distributed.tensor")
+    if distributed is None or not isinstance(of, distributed.DTensor):
+        return nbytes
+    local, _ = _shard(shape, of.device_mesh, tuple(of.placements), distributed.Shard)
+    return nbytes * math.prod(local) // math.prod(shape)
+
+
 def dtensor(torch: Any, request: Build, plain: Plain) -> Any:
     """A DTensor like ``request.like`` (or ``request.out``, filled), each
     rank building its own shard."""
     from torch.distributed.tensor import DTensor, Replicate, Shard
-    from torch.distributed.tensor._utils import compute_local_shape_and_global_offset
 
     out = request.out
     target, name = (request.like, "x") if out is None else (out, "out")
     placements = tuple(target.placements)
     if out is None:
         # As torch.zeros_like: a partial sum of zeros is replicated zeros.
-        placements = tuple(Replicate() if p.is_partial() else p for p in placements)
+        placements = tuple([Replicate() if p.is_partial() else p for p in placements])
     for p in placements:
         if type(p) is not Shard and type(p) is not Replicate:
             msg = (
@@ -85,11 +94,8 @@ def dtensor(torch: Any, request: Build, plain: Plain) -> Any:
             )
             raise ValueError(msg)
     mesh = target.device_mesh
-    shape, offset = compute_local_shape_and_global_offset(
-        request.shape, mesh, placements
-    )
-    shape = tuple(shape)
-    k = _local_k(torch, request.k, request.shape, shape, tuple(offset))
+    shape, offset = _shard(request.shape, mesh, placements, Shard)
+    k = _local_k(torch, request.k, request.shape, shape, offset)
     if out is not None:
         # (Without grad: an out that requires grad was refused unless grad
         # is off, and its local shard is then the tensor itself, no view.)
@@ -105,6 +111,27 @@ def dtensor(torch: Any, request: Build, plain: Plain) -> Any:
         shape=torch.Size(request.shape),
         stride=_contiguous_strides(request.shape),
     )
+
+
+def _shard(
+    shape: tuple[int, ...], mesh: Any, placements: tuple[Any, ...], shard: Any
+) -> tuple[tuple[int, ...], tuple[int, ...]]:
+    """This rank's piece of a DTensor of ``shape``: its shape, and its offset
+    in the whole. Each ``Shard(d)`` splits dimension ``d`` of the piece so
+    far as ``torch.chunk`` does (chunks of ``ceil(size / n)``, the last ones
+    short or empty), mesh dimension by mesh dimension, as DTensor shards."""
+    local, offset = list(shape), [0] * len(shape)
+    coordinate = mesh.get_coordinate()
+    if coordinate is None:  # a rank outside the mesh holds nothing
+        return (0,) * len(shape), tuple(offset)
+    for mesh_dim, p in enumerate(placements):
+        if type(p) is shard:
+            size = local[p.dim]
+            chunk = -(-size // mesh.size(mesh_dim))
+            start = min(chunk * coordinate[mesh_dim], size)
+            local[p.dim] = min(chunk, size - start)
+            offset[p.dim] += start
+    return tuple(local), tuple(offset)
 
 
 def _local_k(
@@ -124,7 +151,7 @@ def _local_k(
         return min(max(k + shift, low), high)
     batch = shape[:-2]
     window = tuple(
-        slice(o, o + n) for o, n in zip(offset[:-2], local[:-2], strict=True)
+        [slice(o, o + n) for o, n in zip(offset[:-2], local[:-2], strict=True)]
     )
     if isinstance(k, np.ndarray):
         return np.clip(np.broadcast_to(k, batch)[window] + shift, low, high)
@@ -136,9 +163,12 @@ def _local_k(
 def _contiguous_strides(shape: tuple[int, ...]) -> tuple[int, ...]:
     """The strides of a C-contiguous tensor of ``shape`` (as torch's, with
     an empty dimension counted as 1)."""
-    return tuple(
-        math.prod(max(d, 1) for d in shape[i + 1 :]) for i in range(len(shape))
-    )
+    # (Loops, not generators: torch.compile traces this with the DTensor.)
+    strides, stride = [], 1
+    for d in reversed(shape):
+        strides.append(stride)
+        stride *= max(d, 1)
+    return tuple(reversed(strides))
 
 
 def other(torch: Any, request: Build, plain: Plain) -> Any:
