@@ -125,9 +125,11 @@ def lock_oldest(session: nox.Session) -> None:
     # The package's own dependencies held to the release series they name,
     # which newer transitive releases would otherwise lift (NumPy 2 for a
     # NumPy >= 1.26). Without the CuPy kernel checks' tools: CuPy 14 needs
-    # NumPy 2 (those tests skip here, and run on the newest set).
+    # NumPy 2 (those tests skip here, and run on the newest set). Without
+    # mypy: the typing test checks the types users see with the newest
+    # libraries, whose stubs an old mypy may not read (it skips here).
     own = [r.replace(">=", "==") + ".*" for r in PROJECT_DEPS]
-    tools = ("cupy-", "nvidia-")
+    tools = ("cupy-", "nvidia-", "mypy")
     # (torch: the CPU build, which lies where pip's find-links point.)
     oldest = [
         d.replace("torch==2.13.0", "torch==2.13.0+cpu")
@@ -170,6 +172,8 @@ def lint(session: nox.Session) -> None:
     session.run("ruff", "check", *where)
     session.run("ruff", "format", "--check", *where)
     session.run("mypy", "--strict", "src", "benchmarks")
+    # The public types where torch and JAX are not installed (their types
+    # Any); test_typing.py, in the tests session, checks them installed.
     session.run("mypy", "--strict", "tests/api/typing_returns.py")
 
 

@@ -8,30 +8,54 @@ knows which library it is talking to.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any, SupportsIndex, TypeVar, overload
+from typing import TYPE_CHECKING, Any, SupportsIndex, overload
 
 from ._backends import DEFAULT, backend_of_array, backend_of_namespace
 from ._pipeline import eye as _pipeline_eye
 from ._pipeline import eye_like as _pipeline_eye_like
 
-if TYPE_CHECKING:  # NumPy's types, for the overloads only
+if TYPE_CHECKING:  # the types of the overloads (the rules: in _typing)
+    import cupy
+    import jax
     import numpy as np
     import numpy.typing as npt
+    import torch
+
+    from ._typing import (
+        AnyModule,
+        ArrayT,
+        CuPyModule,
+        DTypeT,
+        JaxModule,
+        NumPyModule,
+        OutT,
+        ScalarT,
+        ShapeT,
+        Tensor,
+        TorchModule,
+    )
 
 __all__ = ["eye", "eye_like"]
 
-# For type checkers: the result's type follows the input's (the overloads of
-# `eye` and `eye_like`). `x` gives its own type back: a NumPy array keeps its
-# shape type, and its dtype type when `dtype` is not given; an ndarray
-# subclass gives a plain ndarray, as at run time. (Another library's array
-# subclass is typed as itself, though the result is the library's base array
-# type: no annotation can say "exactly this class".) `out` is returned itself.
-ArrayT = TypeVar("ArrayT")
-OutT = TypeVar("OutT")
-ShapeT = TypeVar("ShapeT", bound=tuple[int, ...])
-DTypeT = TypeVar("DTypeT", bound="np.dtype[Any]")
 
-
+# A namespace typed only as a module: unknown. (First: through ModuleType's
+# __getattr__ it matches every protocol below; see _typing.AnyModule.)
+@overload
+def eye(
+    n_rows: SupportsIndex,
+    n_cols: SupportsIndex | None = None,
+    /,
+    *,
+    k: Any = 0,
+    batch_shape: Any = (),
+    dtype: Any = None,
+    device: Any = None,
+    xp: AnyModule,
+    out: None = None,
+    chunks: Any = None,
+    order: Any = None,
+) -> Any: ...
+# NumPy (the default): float64, or the NumPy type or dtype object given.
 @overload
 def eye(
     n_rows: SupportsIndex,
@@ -42,7 +66,7 @@ def eye(
     batch_shape: Any = (),
     dtype: None = None,
     device: Any = None,
-    xp: None = None,
+    xp: NumPyModule | None = None,
     out: None = None,
     chunks: Any = None,
     order: Any = None,
@@ -55,13 +79,75 @@ def eye(
     *,
     k: Any = 0,
     batch_shape: Any = (),
+    dtype: type[ScalarT] | np.dtype[ScalarT],
+    device: Any = None,
+    xp: NumPyModule | None = None,
+    out: None = None,
+    chunks: Any = None,
+    order: Any = None,
+) -> npt.NDArray[ScalarT]: ...
+@overload
+def eye(
+    n_rows: SupportsIndex,
+    n_cols: SupportsIndex | None = None,
+    /,
+    *,
+    k: Any = 0,
+    batch_shape: Any = (),
     dtype: Any = None,
     device: Any = None,
-    xp: None = None,
+    xp: NumPyModule | None = None,
     out: None = None,
     chunks: Any = None,
     order: Any = None,
 ) -> npt.NDArray[Any]: ...
+# Another library's namespace: its array type, whatever the dtype.
+@overload
+def eye(
+    n_rows: SupportsIndex,
+    n_cols: SupportsIndex | None = None,
+    /,
+    *,
+    k: Any = 0,
+    batch_shape: Any = (),
+    dtype: Any = None,
+    device: Any = None,
+    xp: TorchModule,
+    out: None = None,
+    chunks: Any = None,
+    order: Any = None,
+) -> torch.Tensor: ...
+@overload
+def eye(
+    n_rows: SupportsIndex,
+    n_cols: SupportsIndex | None = None,
+    /,
+    *,
+    k: Any = 0,
+    batch_shape: Any = (),
+    dtype: Any = None,
+    device: Any = None,
+    xp: CuPyModule,
+    out: None = None,
+    chunks: Any = None,
+    order: Any = None,
+) -> cupy.ndarray: ...
+@overload
+def eye(
+    n_rows: SupportsIndex,
+    n_cols: SupportsIndex | None = None,
+    /,
+    *,
+    k: Any = 0,
+    batch_shape: Any = (),
+    dtype: Any = None,
+    device: Any = None,
+    xp: JaxModule,
+    out: None = None,
+    chunks: Any = None,
+    order: Any = None,
+) -> jax.Array: ...
+# out: that array itself.
 @overload
 def eye(
     n_rows: SupportsIndex,
@@ -77,6 +163,7 @@ def eye(
     chunks: Any = None,
     order: Any = None,
 ) -> OutT: ...
+# Any other namespace (Dask, array-api-strict, ...).
 @overload
 def eye(
     n_rows: SupportsIndex,
@@ -233,9 +320,24 @@ def eye_like(
     /,
     *,
     k: Any = 0,
+    dtype: type[ScalarT] | np.dtype[ScalarT],
+    out: None = None,
+) -> np.ndarray[ShapeT, np.dtype[ScalarT]]: ...
+@overload
+def eye_like(
+    x: np.ndarray[ShapeT, Any],
+    /,
+    *,
+    k: Any = 0,
     dtype: Any = None,
     out: None = None,
 ) -> np.ndarray[ShapeT, np.dtype[Any]]: ...
+# A torch tensor, a Parameter or another subclass: a plain tensor, as at run
+# time (torch.zeros_like would keep a subclass; eyelike builds a new tensor).
+@overload
+def eye_like(
+    x: Tensor, /, *, k: Any = 0, dtype: Any = None, out: None = None
+) -> torch.Tensor: ...
 @overload
 def eye_like(
     x: ArrayT, /, *, k: Any = 0, dtype: Any = None, out: None = None

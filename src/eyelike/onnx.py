@@ -10,13 +10,19 @@ This module does not import the ``onnx`` package.
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any, overload
 
 from . import _core
 from ._backends import backend_of_array
 from ._validate.dtypes import DTypeError, dtype_name
 from ._validate.integers import INT64_MAX, INT64_MIN, is_integer_scalar
 from ._validate.text import show
+
+if TYPE_CHECKING:  # the types of the overloads, as eyelike.eye_like's
+    import numpy as np
+    import torch
+
+    from ._typing import ArrayT, DTypeT, ShapeT, Tensor
 
 __all__ = ["eye_like"]
 
@@ -86,6 +92,21 @@ def _attribute_k(k: Any) -> int:
     return value
 
 
+# The result's type: x's, as for eyelike.eye_like (a NumPy array keeps its
+# shape type, and its dtype type unless dtype is given; a torch tensor gives
+# a plain tensor).
+@overload
+def eye_like(
+    x: np.ndarray[ShapeT, DTypeT], *, dtype: None = None, k: int = 0
+) -> np.ndarray[ShapeT, DTypeT]: ...
+@overload
+def eye_like(
+    x: np.ndarray[ShapeT, Any], *, dtype: int | None = None, k: int = 0
+) -> np.ndarray[ShapeT, np.dtype[Any]]: ...
+@overload
+def eye_like(x: Tensor, *, dtype: int | None = None, k: int = 0) -> torch.Tensor: ...
+@overload
+def eye_like(x: ArrayT, *, dtype: int | None = None, k: int = 0) -> ArrayT: ...
 def eye_like(x: Any, *, dtype: int | None = None, k: int = 0) -> Any:
     """ONNX EyeLike-9: ones on diagonal ``k`` in an array shaped like ``x``.
 

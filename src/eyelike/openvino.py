@@ -11,7 +11,7 @@ This module does not import the ``openvino`` package.
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any, TypeAlias, overload
 
 from . import _core, _eye9
 from ._validate.dtypes import DTypeError
@@ -22,9 +22,61 @@ from ._validate.integers import (
 )
 from ._validate.text import show
 
+if TYPE_CHECKING:
+    import numpy as np
+    import numpy.typing as npt
+    import torch
+
+    from ._typing import ShapedT, Tensor
+
+    # The inputs that choose no namespace: a count or index as a Python int
+    # or a NumPy integer scalar, a batch shape as a list or tuple of them.
+    _Int: TypeAlias = int | np.integer[Any]
+    _Dims: TypeAlias = list[Any] | tuple[Any, ...] | None
+
 __all__ = ["eye"]
 
 
+# The result's type: the array inputs' (one namespace at run time), or a
+# NumPy array where there are none. A torch tensor gives a plain tensor;
+# another library's array subclass is typed as itself (the result is the
+# library's base array type). The output type's dtype is not typed.
+@overload
+def eye(
+    num_rows: _Int | npt.NDArray[Any],
+    num_columns: _Int | npt.NDArray[Any],
+    diagonal_index: _Int | npt.NDArray[Any],
+    batch_shape: _Dims | npt.NDArray[Any] = None,
+    *,
+    output_type: Any,
+) -> npt.NDArray[Any]: ...
+@overload
+def eye(
+    num_rows: _Int | Tensor,
+    num_columns: _Int | Tensor,
+    diagonal_index: _Int | Tensor,
+    batch_shape: _Dims | Tensor = None,
+    *,
+    output_type: Any,
+) -> torch.Tensor: ...
+@overload
+def eye(
+    num_rows: _Int | ShapedT,
+    num_columns: _Int | ShapedT,
+    diagonal_index: _Int | ShapedT,
+    batch_shape: _Dims | ShapedT = None,
+    *,
+    output_type: Any,
+) -> ShapedT: ...
+@overload
+def eye(
+    num_rows: Any,
+    num_columns: Any,
+    diagonal_index: Any,
+    batch_shape: Any = None,
+    *,
+    output_type: Any,
+) -> Any: ...
 def eye(
     num_rows: Any,
     num_columns: Any,
