@@ -29,9 +29,9 @@ if TYPE_CHECKING:  # the types of the overloads (the rules: in _typing)
         JaxModule,
         NumPyModule,
         OutT,
+        Parameter,
         ScalarT,
         ShapeT,
-        Tensor,
         TorchModule,
     )
 
@@ -332,11 +332,11 @@ def eye_like(
     dtype: Any = None,
     out: None = None,
 ) -> np.ndarray[ShapeT, np.dtype[Any]]: ...
-# A torch tensor, a Parameter or another subclass: a plain tensor, as at run
-# time (torch.zeros_like would keep a subclass; eyelike builds a new tensor).
+# An nn.Parameter: a plain tensor, as torch.zeros_like's; any other tensor
+# keeps its class (the next overload), as there.
 @overload
 def eye_like(
-    x: Tensor, /, *, k: Any = 0, dtype: Any = None, out: None = None
+    x: Parameter, /, *, k: Any = 0, dtype: Any = None, out: None = None
 ) -> torch.Tensor: ...
 @overload
 def eye_like(

@@ -6,11 +6,11 @@ time.
 The result's type follows the input's. ``x`` gives its own type back: a
 NumPy array keeps its shape type, and its dtype type unless ``dtype`` is
 given (then the dtype given, where it is a NumPy type or dtype object); an
-ndarray subclass gives a plain ndarray, as at run time, and so does any
-torch tensor (a ``Parameter`` or another subclass: eyelike builds a plain
-tensor). Another library's array subclass is typed as itself, though the
-result is the library's base array type: no annotation can say "exactly
-this class". ``out`` is returned itself.
+ndarray subclass gives a plain ndarray, as at run time. A torch tensor keeps
+its class, as ``torch.zeros_like`` keeps it (a DTensor, a subclass of the
+caller's own), but for an ``nn.Parameter``, which gives a plain tensor.
+Another library's array subclass is typed as itself. ``out`` is returned
+itself.
 
 ``xp``: a type checker gives every module the type ``types.ModuleType``, so
 no plain annotation tells torch from NumPy. A module does match a Protocol
@@ -91,6 +91,19 @@ class JaxModule(Protocol):
 
     @property
     def ndarray(self) -> type[jax.Array]: ...
+
+
+class Parameter(Protocol):
+    """A ``torch.nn.Parameter`` (whose ``zeros_like`` is a plain tensor),
+    known by its class; and by ``grad_fn``, as `Tensor` is, so that where
+    torch is not installed (its Parameter Any) no other array matches."""
+
+    @property
+    def grad_fn(self) -> object: ...
+    # (Narrower than object's __class__, which is the point: mypy reports
+    # that, where torch's types are known.)
+    @property  # type: ignore[misc, unused-ignore]
+    def __class__(self) -> type[torch.nn.Parameter]: ...  # type: ignore[override, unused-ignore]
 
 
 class Tensor(Protocol):

@@ -22,7 +22,7 @@ if TYPE_CHECKING:  # the types of the overloads, as eyelike.eye_like's
     import numpy as np
     import torch
 
-    from ._typing import ArrayT, DTypeT, ShapeT, Tensor
+    from ._typing import ArrayT, DTypeT, Parameter, ShapeT
 
 __all__ = ["eye_like"]
 
@@ -93,8 +93,8 @@ def _attribute_k(k: Any) -> int:
 
 
 # The result's type: x's, as for eyelike.eye_like (a NumPy array keeps its
-# shape type, and its dtype type unless dtype is given; a torch tensor gives
-# a plain tensor).
+# shape type, and its dtype type unless dtype is given; an nn.Parameter
+# gives a plain tensor).
 @overload
 def eye_like(
     x: np.ndarray[ShapeT, DTypeT], *, dtype: None = None, k: int = 0
@@ -104,7 +104,7 @@ def eye_like(
     x: np.ndarray[ShapeT, Any], *, dtype: int | None = None, k: int = 0
 ) -> np.ndarray[ShapeT, np.dtype[Any]]: ...
 @overload
-def eye_like(x: Tensor, *, dtype: int | None = None, k: int = 0) -> torch.Tensor: ...
+def eye_like(x: Parameter, *, dtype: int | None = None, k: int = 0) -> torch.Tensor: ...
 @overload
 def eye_like(x: ArrayT, *, dtype: int | None = None, k: int = 0) -> ArrayT: ...
 def eye_like(x: Any, *, dtype: int | None = None, k: int = 0) -> Any:

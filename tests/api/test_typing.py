@@ -46,7 +46,7 @@ def test_the_user_file_passes_mypy_strict_with_torch_and_jax(
 ) -> None:
     probe = tmp_path / "typing_probe.py"
     probe.write_text(PROBE, encoding="utf-8")
-    cache = pytestconfig.cache
+    cache = getattr(pytestconfig, "cache", None)  # (None under -p no:cacheprovider)
     env = dict(os.environ)
     # The eyelike under test, where this checkout's src is imported (mypy
     # reads no PYTHONPATH, and an installed one may be another checkout's).

@@ -16,7 +16,7 @@ CuPy ships no type information: ``cupy.ndarray`` is Any in both.
 from __future__ import annotations
 
 from types import ModuleType
-from typing import Any, TypeVar, assert_type
+from typing import Any, assert_type
 
 import array_api_strict
 import cupy
@@ -26,6 +26,7 @@ import jax.numpy as jnp
 import numpy as np
 import numpy.typing as npt
 import torch
+from torch.distributed.tensor import DTensor
 
 import eyelike.onnx
 import eyelike.openvino
@@ -41,11 +42,6 @@ class OtherArray:
     @property
     def shape(self) -> tuple[int, ...]:
         return (2, 2)
-
-
-# Any subclass of torch's tensor: eyelike gives a plain tensor. (A TypeVar,
-# not a class: where torch is not installed, subclassing its Any is an error.)
-TensorT = TypeVar("TensorT", bound=torch.Tensor)
 
 
 def reported(b: int) -> torch.Tensor:
@@ -98,7 +94,7 @@ def check_eye_like(
     other: OtherArray,
     tensor: torch.Tensor,
     parameter: torch.nn.Parameter,
-    subclass: TensorT,
+    dtensor: DTensor,
     array: jax.Array,
 ) -> None:
     # NumPy: the shape and dtype types of x; dtype= keeps the shape type and
@@ -115,11 +111,13 @@ def check_eye_like(
     )
     # An ndarray subclass gives a plain ndarray, as at run time.
     assert_type(eye_like(masked), Matrix32)
-    # A torch tensor gives a plain tensor, as at run time, whatever its class.
+    # A torch tensor keeps its class, as torch.zeros_like keeps it (a DTensor,
+    # a subclass of the caller's own), but for nn.Parameter: a plain tensor.
     assert_type(eye_like(tensor), torch.Tensor)
     assert_type(eye_like(tensor, dtype=torch.int8, k=1), torch.Tensor)
     assert_type(eye_like(parameter), torch.Tensor)
-    assert_type(eye_like(subclass), torch.Tensor)
+    assert_type(eye_like(dtensor), DTensor)
+    assert_type(eye_like(dtensor, k=[0, 1]), DTensor)
     # Any other array: its own type, with or without dtype=.
     assert_type(eye_like(array), jax.Array)
     assert_type(eye_like(array, dtype=jnp.int8), jax.Array)
