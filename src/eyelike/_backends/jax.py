@@ -23,7 +23,7 @@ import numpy as np
 
 from .._validate import dtypes as _dtypes
 from .._validate import size as _size
-from .._validate.text import show
+from .._validate.text import no_usable_device, show
 from ._base import Backend, Build
 from .generic import check_index_fits
 
@@ -32,6 +32,9 @@ __all__ = ["JaxBackend"]
 
 # Appended to the error for a standard dtype the device lacks.
 _X64_HINT = " (64-bit types need jax.config.update('jax_enable_x64', True))"
+# The accelerator platforms JAX names (their devices, in messages): asked
+# for where JAX has none, the message says no such device is usable here.
+_ACCELERATORS = {"gpu": "GPU", "cuda": "CUDA", "rocm": "ROCm", "tpu": "TPU"}
 
 
 class JaxBackend(Backend):
@@ -52,7 +55,12 @@ class JaxBackend(Backend):
             try:  # a platform name: its first device
                 return jax.devices(device)[0]
             except RuntimeError:
-                msg = f"device {show(device)} is not a JAX platform here"
+                kind = _ACCELERATORS.get(device)
+                msg = (
+                    f"device {show(device)} is not a JAX platform here"
+                    if kind is None
+                    else no_usable_device("jax", kind, device)
+                )
                 raise ValueError(msg) from None
         if not isinstance(device, (jax.Device, jax.sharding.Sharding)):
             msg = (

@@ -1,4 +1,5 @@
-"""How error messages show a caller's value: its repr, cut short.
+"""How error messages show a caller's value: its repr, cut short; and the
+one message for a device that a GPU library cannot use on this machine.
 
 A plain ``repr`` of a list nested thousands of levels deep raises
 ``RecursionError`` (while building the message meant to explain it), and a
@@ -11,7 +12,7 @@ from __future__ import annotations
 import reprlib
 from typing import Any
 
-__all__ = ["show"]
+__all__ = ["no_usable_device", "show"]
 
 _REPR = reprlib.Repr()
 _REPR.maxlevel = 6
@@ -29,3 +30,15 @@ def show(value: Any, width: int = 80) -> str:
     except Exception:  # a hostile __repr__, or an object nested too deeply
         text = f"<{type(value).__name__} object>"
     return text[:width]
+
+
+def no_usable_device(library: str, kind: str, device: Any = None) -> str:
+    """The message for a ``device`` (None: the library's default) that
+    ``library`` cannot use, having no usable device of ``kind`` (``"CUDA"``)
+    here: no device, no driver, or a build without it.
+
+    Written once: the API raises it as a ``ValueError``, and the command
+    line prints the same words.
+    """
+    asked = "its default device" if device is None else f"device={show(device)}"
+    return f"{library} cannot use {asked}: no usable {kind} device on this machine"

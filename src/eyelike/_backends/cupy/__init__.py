@@ -30,7 +30,7 @@ from typing import Any
 import numpy as np
 
 from ..._validate.dtypes import DTypeError, is_ml_dtype, numpy_dtype
-from ..._validate.text import show
+from ..._validate.text import no_usable_device, show
 from .._base import Backend, Build
 from .constants import (
     FIXED_PARAMS,
@@ -47,6 +47,7 @@ from .planning import Launch, arguments, check_alignment, offsets_dtype, plan
 __all__ = [
     "CuPyBackend",
     "check_dtype",
+    "check_usable",
     "cuda_device",
     "empty_meta",
     "eye",
@@ -67,6 +68,7 @@ class CuPyBackend(Backend):
         if (isinstance(device, int) and not isinstance(device, bool)) or hasattr(
             device, "id"
         ):
+            check_usable(device)
             return cuda_device(device)
         msg = f"device must be a CUDA device id or cupy.cuda.Device; got {show(device)}"
         raise ValueError(msg)
@@ -103,6 +105,9 @@ class CuPyBackend(Backend):
         return np.asarray(x.get())
 
     def eye(self, build: Build) -> Any:
+        # Every call passes here before CuPy allocates: one with no device,
+        # or eye_like's (x's), was not checked yet.
+        check_usable(build.device)
         return eye(build)
 
 
@@ -126,7 +131,43 @@ def empty_meta(ndim: int, dtype: np.dtype[Any]) -> Any:
     chunks carries as its ``meta``."""
     import cupy
 
+    check_usable()  # CuPy allocates even this on a device
     return cupy.empty((0,) * ndim, dtype=dtype)
+
+
+# Whether CuPy has seen a usable CUDA device: a yes is kept, so a call on a
+# working GPU pays one global read. That is safe: CUDA counts a process's
+# devices once, when it initialises, so a yes stays true (a GPU lost later
+# fails in CuPy's own calls, which no message of ours would explain better).
+# A no is asked again each time: only the calls that fail pay for it.
+_usable = False
+
+
+def check_usable(device: Any = None) -> None:
+    """Refuse a call where CuPy has no usable CUDA device (no device, no
+    driver or one too old for CuPy's runtime), naming ``device``, the one
+    asked for (None: the current device), before anything is allocated.
+
+    Raises
+    ------
+    ValueError
+        No usable CUDA device on this machine: the message the command line
+        prints too (`no_usable_device`), where CuPy's own is a
+        ``CUDARuntimeError`` about the driver at the first allocation.
+    """
+    global _usable
+    if _usable:
+        return
+    import cupy
+
+    try:
+        count = cupy.cuda.runtime.getDeviceCount()
+    except Exception:  # CUDARuntimeError: no driver, or no runtime to load
+        count = 0
+    if count <= 0:
+        msg = no_usable_device("cupy", "CUDA", device)
+        raise ValueError(msg)
+    _usable = True
 
 
 def cuda_device(device: Any) -> Any:

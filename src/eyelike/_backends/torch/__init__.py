@@ -32,7 +32,7 @@ from ..._validate import dtypes as _dtypes
 from ..._validate import size as _size
 from ..._validate.integers import MAX_BATCH_DIMS
 from ..._validate.size import is_small
-from ..._validate.text import show
+from ..._validate.text import no_usable_device, show
 from .._base import Backend, Build, Shape
 from .build import (
     captured_by_a_transform,
@@ -119,7 +119,8 @@ class TorchBackend(Backend):
             msg = f"device {show(device)} is not a torch device"
             raise ValueError(msg) from None
         if dev.type not in ("cpu", "meta") and not has_device_type(torch, dev.type):
-            msg = f"device {show(device)}: this torch build has no {dev.type} device"
+            # This build lacks the type, or it has no device or driver here.
+            msg = no_usable_device("torch", dev.type.upper(), device)
             raise ValueError(msg)
         return dev
 
