@@ -77,7 +77,7 @@ def cupy_without_device(
         raises if request.param == "raises" else lambda: 0,
     )
     # A yes from an earlier call (on a GPU) is kept: forget it here.
-    monkeypatch.setattr(_cupy, "_usable", False, raising=False)
+    monkeypatch.setattr(_cupy, "_count", 0, raising=False)
     return cupy
 
 
@@ -216,7 +216,7 @@ def test_cupy_out_untouched_and_x_refused_on_gpu(
     x = cupy.zeros((2, 3, 3), dtype=cupy.float32)
     out_like = cupy.full(x.shape, 7, dtype=cupy.float32)
     monkeypatch.setattr(cupy.cuda.runtime, "getDeviceCount", lambda: 0)
-    monkeypatch.setattr(_cupy, "_usable", False)
+    monkeypatch.setattr(_cupy, "_count", 0)
     for call in (
         lambda: eyelike.eye(3, out=out),
         lambda: eyelike.eye_like(x, out=out_like),
@@ -244,7 +244,7 @@ def test_cupy_keeps_a_yes_only(monkeypatch: pytest.MonkeyPatch) -> None:
         return count
 
     monkeypatch.setattr(cupy.cuda.runtime, "getDeviceCount", device_count)
-    monkeypatch.setattr(_cupy, "_usable", False)
+    monkeypatch.setattr(_cupy, "_count", 0)
     for _ in range(2):
         with pytest.raises(ValueError, match="no usable CUDA device"):
             _cupy.check_usable()
@@ -253,6 +253,25 @@ def test_cupy_keeps_a_yes_only(monkeypatch: pytest.MonkeyPatch) -> None:
     for _ in range(3):
         _cupy.check_usable(0)
     assert asked == [0, 0, 1]
+    # A device id past the count, refused before CuPy's invalid ordinal.
+    for device in (1, 7, -1, cupy.cuda.Device(3)):
+        with pytest.raises(ValueError, match=r"this machine has 1 CUDA device \(ids"):
+            eyelike.eye(3, xp=cupy, device=device)
+    assert asked == [0, 0, 1]
+
+
+def test_torch_device_index_past_the_count(monkeypatch: pytest.MonkeyPatch) -> None:
+    """``cuda:7`` on a one-GPU machine: refused naming it, not torch's
+    "invalid device ordinal" once allocating."""
+    import torch
+
+    monkeypatch.setattr(torch.cuda, "is_available", lambda: True)
+    monkeypatch.setattr(torch.cuda, "device_count", lambda: 1)
+    for device in ("cuda:7", torch.device("cuda", 1)):
+        with pytest.raises(
+            ValueError, match=r"this machine has 1 CUDA device \(cuda:0"
+        ):
+            eyelike.eye(3, xp=torch, device=device)
 
 
 # ----------------------------------------------------------------- torch

@@ -135,39 +135,48 @@ def empty_meta(ndim: int, dtype: np.dtype[Any]) -> Any:
     return cupy.empty((0,) * ndim, dtype=dtype)
 
 
-# Whether CuPy has seen a usable CUDA device: a yes is kept, so a call on a
+# CuPy's count of CUDA devices, once it has seen one: kept, so a call on a
 # working GPU pays one global read. That is safe: CUDA counts a process's
-# devices once, when it initialises, so a yes stays true (a GPU lost later
-# fails in CuPy's own calls, which no message of ours would explain better).
-# A no is asked again each time: only the calls that fail pay for it.
-_usable = False
+# devices once, when it initialises, so the count stays true (a GPU lost
+# later fails in CuPy's own calls, which no message of ours would explain
+# better). No device is asked again each time: only the calls that fail pay.
+_count = 0
 
 
 def check_usable(device: Any = None) -> None:
     """Refuse a call where CuPy has no usable CUDA device (no device, no
-    driver or one too old for CuPy's runtime), naming ``device``, the one
-    asked for (None: the current device), before anything is allocated.
+    driver or one too old for CuPy's runtime), or not ``device`` (an id, or
+    an object with ``.id``; None: the current device), before anything is
+    allocated.
 
     Raises
     ------
     ValueError
         No usable CUDA device on this machine: the message the command line
         prints too (`no_usable_device`), where CuPy's own is a
-        ``CUDARuntimeError`` about the driver at the first allocation.
+        ``CUDARuntimeError`` about the driver at the first allocation; or a
+        device id this machine does not have, which CuPy reports as an
+        invalid device ordinal at the first allocation.
     """
-    global _usable
-    if _usable:
-        return
-    import cupy
+    global _count
+    if not _count:
+        import cupy
 
-    try:
-        count = cupy.cuda.runtime.getDeviceCount()
-    except Exception:  # CUDARuntimeError: no driver, or no runtime to load
-        count = 0
-    if count <= 0:
-        msg = no_usable_device("cupy", "CUDA", device)
+        try:
+            count = cupy.cuda.runtime.getDeviceCount()
+        except Exception:  # CUDARuntimeError: no driver, or no runtime to load
+            count = 0
+        if count <= 0:
+            msg = no_usable_device("cupy", "CUDA", device)
+            raise ValueError(msg)
+        _count = count
+    index = device if isinstance(device, int) else getattr(device, "id", None)
+    if isinstance(index, int) and not 0 <= index < _count:
+        msg = (
+            f"device={show(device)}: this machine has {_count} CUDA "
+            f"device{'s' if _count > 1 else ''} (ids 0 to {_count - 1})"
+        )
         raise ValueError(msg)
-    _usable = True
 
 
 def cuda_device(device: Any) -> Any:

@@ -122,6 +122,15 @@ class TorchBackend(Backend):
             # This build lacks the type, or it has no device or driver here.
             msg = no_usable_device("torch", dev.type.upper(), device)
             raise ValueError(msg)
+        if dev.type == "cuda" and dev.index is not None:
+            # (torch says "invalid device ordinal" only once allocating.)
+            count = torch.cuda.device_count()
+            if dev.index >= count:
+                msg = (
+                    f"device {show(device)}: this machine has {count} CUDA "
+                    f"device{'s' if count > 1 else ''} (cuda:0 to cuda:{count - 1})"
+                )
+                raise ValueError(msg)
         return dev
 
     def shape_of(self, x: Any, name: str) -> tuple[int, ...]:
