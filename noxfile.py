@@ -34,7 +34,13 @@ PYPROJECT = nox.project.load_toml("pyproject.toml")
 TEST_DEPS = nox.project.dependency_groups(PYPROJECT, "test")
 LINT_DEPS = nox.project.dependency_groups(PYPROJECT, "lint")
 DOCS_DEPS = nox.project.dependency_groups(PYPROJECT, "docs")
-GROUPS = {"test": TEST_DEPS, "lint": LINT_DEPS, "docs": DOCS_DEPS}
+NAMESPACES_DEPS = nox.project.dependency_groups(PYPROJECT, "namespaces")
+GROUPS = {
+    "test": TEST_DEPS,
+    "lint": LINT_DEPS,
+    "docs": DOCS_DEPS,
+    "namespaces": NAMESPACES_DEPS,
+}
 PROJECT_DEPS = PYPROJECT["project"]["dependencies"]
 # What a pinned set builds eyelike with: hatchling asks for editables to
 # build an editable install with a force-include (the kernels/ folder).
@@ -77,6 +83,23 @@ def tests_oldest(session: nox.Session) -> None:
     (``requirements/test-oldest.txt``): each lower bound is a tested claim."""
     install_locked(session, "test-oldest")
     session.run("pytest", *session.posargs)
+
+
+@nox.session(python=PINNED_PYTHON, default=False)
+def namespaces(session: nox.Session) -> None:
+    """Third-party Array API namespaces through the generic path (and
+    cubed's backend): the conformance matrix's forms on each, and their own
+    tests (``requirements/namespaces.txt``: the test set and these)."""
+    install_locked(session, "namespaces")
+    libs = " or ".join(("sparse", "ndonnx", "marray", "cubed"))
+    session.run(
+        "pytest",
+        "tests/backends/test_namespaces.py",
+        "tests/matrix/test_matrix.py",
+        "-k",
+        f"test_namespaces or {libs}",
+        *session.posargs,
+    )
 
 
 @nox.session(name="tests-latest", default=False)

@@ -48,7 +48,9 @@ def _int_dtypes(lib: Any) -> list[str]:
 
 def _lib_name(lib: Any) -> str:
     name = lib.__name__
-    return {"jax.numpy": "jax", "dask.array": "dask"}.get(name, name)
+    return {"jax.numpy": "jax", "dask.array": "dask", "marray.numpy": "marray"}.get(
+        name, name
+    )
 
 
 def _full(lib: Any, shape: tuple[int, ...], dtype: Any) -> Any:
@@ -175,7 +177,12 @@ def lib_or_skip(name: str) -> Any:
 
     if name == "cupy" and not HAS_GPU:
         pytest.skip(GPU_REASON)
-    return pytest.importorskip(LIBS[name])
+    found = pytest.importorskip(LIBS[name])
+    if name == "marray":  # masked arrays over NumPy's
+        import numpy
+
+        return found.masked_namespace(numpy)
+    return found
 
 
 def default_device(lib: Any) -> Any:
@@ -191,7 +198,9 @@ def default_device(lib: Any) -> Any:
         return lib.Device("CPU_DEVICE")
     if name == "cupy":
         return lib.cuda.Device()
-    return "cpu"
+    if name in ("numpy", "dask"):
+        return "cpu"
+    return lib.__array_namespace_info__().default_device()  # (the standard's)
 
 
 def default_dtype(lib: Any) -> str:
@@ -314,6 +323,11 @@ MODES: list[Mode] = [
     Mode("array_api_strict", "device1", wrap="strict_device1"),
     Mode("dask", "lazy"),
     Mode("dask", "distributed", wrap="distributed"),
+    # Third-party namespaces eyelike has no module for (the generic path),
+    # installed by the namespaces session only: skipped elsewhere.
+    Mode("sparse", "eager"),
+    Mode("ndonnx", "eager"),
+    Mode("marray", "eager"),
 ]
 
 LIBS = {
@@ -323,7 +337,12 @@ LIBS = {
     "jax": "jax.numpy",
     "array_api_strict": "array_api_strict",
     "dask": "dask.array",
+    "sparse": "sparse",
+    "ndonnx": "ndonnx",
+    "marray": "marray",  # (its namespace over NumPy's: `lib_or_skip`)
 }
+# The namespaces reached by the generic path (the `namespaces` session).
+THIRD_PARTY = ("sparse", "ndonnx", "marray")
 
 _COMPILE = ("compile static", "compile dynamic", "compile auto")
 _JAX_TRACED = ("jit", "jit x64", "eval_shape", "jit lower", "export")
@@ -390,6 +409,15 @@ REFUSALS: list[Refusal] = [
         TypeError,
         "out",
         "Dask arrays are lazy and immutable: no out=",
+    ),
+    Refusal(
+        "sparse",
+        _EVERY,
+        "out",
+        _EVERY,
+        TypeError,
+        "out",
+        "pydata sparse's arrays have no item assignment: no out=",
     ),
     Refusal(
         "torch",

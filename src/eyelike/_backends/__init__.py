@@ -47,7 +47,9 @@ _BY_NAME: dict[str, type[Backend]] = {
 }
 # One instance per library (so backends compare by identity, whichever of
 # its namespaces named it), made on first use; one per generic namespace, by
-# its module's name (as many as the modules a process imports, never more).
+# its module's name (as many as the names a process's modules have, never
+# more: a namespace made anew under a name, as marray's are, replaces the
+# one before it).
 _INSTANCES: dict[type[Backend], Backend] = {NumPyBackend: DEFAULT, TorchBackend: TORCH}
 _GENERIC: dict[str, Backend] = {}
 # Array class -> its backend, once recognised: finding the namespace of an
@@ -96,15 +98,19 @@ def backend_of_namespace(xp: Any) -> Backend:
 def _generic(xp: ModuleType) -> Backend:
     """The generic path's backend for a namespace eyelike has no module for."""
     found = _GENERIC.get(xp.__name__)
-    if found is not None:
+    if found is not None and found._xp is xp:
         return found
-    if not hasattr(xp, "__array_namespace_info__"):
+    if not (
+        hasattr(xp, "__array_namespace_info__") or hasattr(xp, "__array_api_version__")
+    ):
         msg = (
             f"xp must be an array namespace such as numpy, cupy, torch, jax.numpy, "
             f"dask.array or array_api_strict; got {show(xp)}"
         )
         raise TypeError(msg)
-    return _GENERIC.setdefault(xp.__name__, GenericBackend(xp))
+    found = GenericBackend(xp)
+    _GENERIC[xp.__name__] = found
+    return found
 
 
 def backend_of_array(x: Any, name: str = "x") -> Backend:

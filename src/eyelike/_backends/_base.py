@@ -33,10 +33,23 @@ from array_api_compat import device as array_device
 from .._validate import dtypes as _dtypes
 from .._validate import size as _size
 
-__all__ = ["Backend", "Build", "Shape"]
+__all__ = ["Backend", "Build", "Shape", "namespace_info"]
 
 # A shape as a caller gives it, before any check (`Backend.small_eye`).
 Shape = tuple[Any, ...]
+
+
+def namespace_info(xp: Any) -> Any:
+    """``xp``'s inspection API (``__array_namespace_info__()``), or None where
+    it has none: the standard added it in 2023.12, and array-api-strict set
+    to an earlier version raises rather than lack it."""
+    get = getattr(xp, "__array_namespace_info__", None)
+    if get is None:
+        return None
+    try:
+        return get()
+    except RuntimeError:
+        return None
 
 
 class Build(NamedTuple):
@@ -168,10 +181,14 @@ class Backend:
 
     def _from_table(self, dtype: Any, device: Any) -> tuple[Any, int]:
         """`dtype`'s answer from `_dtype_table`, made once per spelling."""
-        if dtype is None:
-            info = self._xp.__array_namespace_info__()
-            dtype = info.default_dtypes(device=device)["real floating"]
         table = self._dtype_table(device)
+        if dtype is None:
+            info = namespace_info(self._xp)
+            dtype = (
+                table.get("float64", table.get("float32"))
+                if info is None  # (the standard's default where it has one)
+                else info.default_dtypes(device=device)["real floating"]
+            )
         return _dtypes.from_table(dtype, table, self.name, self._dtype_hint)
 
     def to_numpy(self, x: Any) -> np.ndarray[Any, Any]:
@@ -212,7 +229,9 @@ class Backend:
     def _index_dtype(self, device: Any) -> Any:
         """The index dtype on ``device``: a per-matrix ``k`` is clamped into it
         (`_clamp`), and bounds it where the sizes are symbolic."""
-        info = self._xp.__array_namespace_info__()
+        info = namespace_info(self._xp)
+        if info is None:  # (the standard's default where it has one)
+            return getattr(self._xp, "int64", None) or self._xp.int32
         return info.default_dtypes(device=device)["indexing"]
 
     def _own_k(self, k: Any) -> Any:

@@ -10,7 +10,7 @@ from .._validate.dtypes import DTypeError
 from .._validate.integers import MAX_BATCH_DIMS
 from .._validate.size import is_small
 from .._validate.text import show
-from ._base import Shape
+from ._base import Shape, namespace_info
 from .generic import GenericBackend
 
 __all__ = ["ArrayApiStrictBackend"]
@@ -27,7 +27,7 @@ class ArrayApiStrictBackend(GenericBackend):
     _host_memory = True
 
     def device(self, device: Any) -> Any:
-        devices = self._xp.__array_namespace_info__().devices()
+        devices = self._devices()
         if device not in devices:
             msg = f"device {show(device)} is not one of {devices}"
             raise ValueError(msg)
@@ -82,13 +82,19 @@ class ArrayApiStrictBackend(GenericBackend):
     def _find_plain(self) -> tuple[Any, ...]:
         """The dtype and device classes, the default device's dtypes, and it."""
         xp = self._xp
-        info = xp.__array_namespace_info__()
-        default = info.default_device()
-        dtypes = frozenset(
-            info.dtypes(device=default, kind=("bool", "numeric")).values()
-        )
+        default = self._devices()[0]
+        dtypes = frozenset(self._dtype_table(None).values())
         self._plain = (type(xp.float64), dtypes, type(default), default)
         return self._plain
+
+    def _devices(self) -> list[Any]:
+        """Its devices, the default first. (Before API version 2023.12 it
+        has no inspection API, and one device, its arrays'.)"""
+        info = namespace_info(self._xp)
+        if info is None:
+            return [self._xp.asarray(0).device]
+        default = info.default_device()
+        return [default, *(d for d in info.devices() if d != default)]
 
     def to_numpy(self, x: Any) -> np.ndarray[Any, Any]:
         # bfloat16 has no DLPack code NumPy reads; its buffer converts.

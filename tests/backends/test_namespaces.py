@@ -1,0 +1,144 @@
+"""Third-party Array API namespaces eyelike has no module for, through the
+generic path: what the result holds is what the namespace would hold (a
+sparse result stays sparse, a lazy one lazy, run here in ONNX Runtime), the
+memory rule counts what the result will hold, and what a namespace lacks
+is refused before anything is built, naming it.
+
+These libraries are installed by the ``namespaces`` session only (its
+pinned set, ``requirements/namespaces.txt``); elsewhere each test skips.
+
+Bug (issue 37): a per-matrix ``k`` on pydata sparse raised ``AttributeError:
+module 'sparse' has no attribute 'arange'`` from inside the build, and an
+``out=`` COO ``TypeError: 'COO' object does not support item assignment``
+after the eye was built; a 32 GiB eye of a host namespace failed with
+NumPy's raw ``MemoryError`` from inside the build.
+"""
+
+from __future__ import annotations
+
+import types
+from typing import Any
+
+import numpy as np
+import pytest
+from helpers import reference
+
+import eyelike
+from eyelike._validate import size
+
+
+def test_sparse_results_stay_sparse_and_store_only_the_ones() -> None:
+    sparse = pytest.importorskip("sparse")
+    for k in (1, [0, 1, -1], np.array([[2], [-1]])):
+        batch = (*np.shape(k)[:-1], 3) if np.ndim(k) == 2 else (3,)
+        got = eyelike.eye(4, 5, batch_shape=batch, k=k, xp=sparse)
+        want = reference(batch, 4, 5, k if isinstance(k, int) else np.asarray(k))
+        assert isinstance(got, sparse.SparseArray)
+        assert got.nnz == np.count_nonzero(want)
+        np.testing.assert_array_equal(got.todense(), want)
+    x = sparse.zeros((2, 3, 3))
+    got = eyelike.eye_like(x, k=sparse.asarray(np.array([0, -1])))
+    assert isinstance(got, sparse.SparseArray)
+    np.testing.assert_array_equal(got.todense(), reference((2,), 3, 3, [0, -1]))
+    # A dtype the namespace has by name and calls numeric, which its
+    # inspection API does not list.
+    assert eyelike.eye(2, dtype="float16", xp=sparse).dtype == sparse.float16
+
+
+def test_memory_counts_what_the_result_holds(monkeypatch: Any) -> None:
+    """A sparse eye of 10**5 x 10**5 stores 10**5 ones; a dense one on the
+    host is refused before anything is built."""
+    sparse = pytest.importorskip("sparse")
+    monkeypatch.setattr(size, "physical_memory", lambda: 64 << 20)
+    got = eyelike.eye(100_000, xp=sparse)  # 80 GB dense; 2.4 MB stored
+    assert got.nnz == 100_000
+    marray = pytest.importorskip("marray")
+    masked = marray.masked_namespace(np)
+    with pytest.raises(MemoryError, match="100000"):
+        eyelike.eye(100_000, xp=masked)
+
+
+def test_out_without_item_assignment_is_refused_before_building() -> None:
+    sparse = pytest.importorskip("sparse")
+    out = sparse.zeros((2, 3, 3))
+    with pytest.raises(TypeError, match="out: sparse arrays have no item assignment"):
+        eyelike.eye(3, batch_shape=2, out=out)
+
+
+def test_ndonnx_lazy_results_run_in_onnx_runtime() -> None:
+    """A lazy array, and a lazy k: the model built and run in ONNX Runtime
+    gives the eye."""
+    ndx = pytest.importorskip("ndonnx")
+    ort = pytest.importorskip("onnxruntime")
+    x = ndx.argument(shape=(2, 3, 4), dtype=ndx.float32)
+    k = ndx.argument(shape=(2,), dtype=ndx.int64)
+    outputs = {
+        "per_matrix": eyelike.eye_like(x, k=k),
+        "scalar": eyelike.eye_like(x, k=-1),
+        "fresh": eyelike.eye(3, 4, batch_shape=2, k=[1, 2**70], xp=ndx),
+    }
+    model = ndx.build({"x": x, "k": k}, outputs)
+    session = ort.InferenceSession(model.SerializeToString())
+    inputs = {"x": np.zeros((2, 3, 4), np.float32), "k": np.array([0, 2])}
+    got = dict(zip(outputs, session.run(None, inputs), strict=True))
+    np.testing.assert_array_equal(got["per_matrix"], reference((2,), 3, 4, [0, 2]))
+    np.testing.assert_array_equal(got["scalar"], reference((2,), 3, 4, -1))
+    np.testing.assert_array_equal(got["fresh"], reference((2,), 3, 4, [1, 2**70]))
+
+
+def _namespace(**functions: Any) -> types.ModuleType:
+    """A namespace of NumPy's functions (by array-api-strict's arrays),
+    with some left out or replaced."""
+    import array_api_strict as xp
+
+    ns = types.ModuleType("thirdparty")
+    for name in dir(xp):
+        if not name.startswith("_") or name in (
+            "__array_namespace_info__",
+            "__array_api_version__",
+        ):
+            setattr(ns, name, getattr(xp, name))
+    for name, value in functions.items():
+        if value is None:
+            delattr(ns, name)
+        else:
+            setattr(ns, name, value)
+    return ns
+
+
+def test_what_a_namespace_lacks_is_refused_naming_it() -> None:
+    pytest.importorskip("array_api_strict")
+    ns = _namespace(arange=None, stack=None)
+    assert eyelike.eye(2, k=1, xp=ns).shape == (2, 2)  # one offset: eye
+    with pytest.raises(TypeError, match=r"thirdparty\.arange, or stack"):
+        eyelike.eye(2, batch_shape=2, k=[0, 1], xp=ns)
+
+
+def test_a_function_that_fails_is_named_with_its_error_chained() -> None:
+    pytest.importorskip("array_api_strict")
+
+    def broken_eye(*args: Any, **kwargs: Any) -> Any:
+        msg = "no eye today"
+        raise ValueError(msg)
+
+    ns = _namespace(eye=broken_eye)
+    with pytest.raises(RuntimeError, match=r"thirdparty\.eye failed") as info:
+        eyelike.eye(3, xp=ns)
+    assert isinstance(info.value.__cause__, ValueError)
+
+
+def test_array_api_strict_at_every_api_version_with_eye() -> None:
+    """Before 2023.12 it has no inspection API (asking raises): its dtypes
+    by name, its one device, its defaults the standard's."""
+    xp = pytest.importorskip("array_api_strict")
+    # (2021.12 is served as 2022.12, with a warning.)
+    for version in ("2022.12", "2023.12", "2024.12"):
+        with xp.ArrayAPIStrictFlags(api_version=version):
+            got = eyelike.eye(3, batch_shape=2, k=[0, 1], xp=xp)
+            want = reference((2,), 3, 3, [0, 1])
+            np.testing.assert_array_equal(np.asarray(got), want)
+            like = eyelike.eye_like(xp.zeros((2, 3, 3), dtype=xp.int8), k=1)
+            assert like.dtype == xp.int8
+            assert got.dtype == xp.float64
+            device = xp.asarray(0).device
+            assert eyelike.eye(2, xp=xp, device=device).device == device
