@@ -116,7 +116,10 @@ def write(
 
         def put(f: IO[bytes]) -> None:
             if fmt == "npy":
-                np.save(f, values, allow_pickle=False)
+                # Through write(), not ndarray.tofile (which np.save uses on
+                # a real file): tofile's failure has no errno, so a closed
+                # pipe or a full disk would not say so.
+                np.save(_Writer(f), values, allow_pickle=False)
             else:
                 np.savez(f, eye=values)  # np.load(file)["eye"]
 
@@ -139,6 +142,13 @@ def write(
             stdout.flush()
     else:
         _replace(output, put)
+
+
+class _Writer:
+    """A file reduced to ``write``, which NumPy writes to in pieces."""
+
+    def __init__(self, f: IO[bytes]) -> None:
+        self.write = f.write
 
 
 def _text(values: np.ndarray[Any, Any], header: str, delimiter: str) -> Iterator[str]:
