@@ -80,17 +80,17 @@ Print an identity or shifted-diagonal matrix, or a batch of them: element
 [..., row, col] is 1 where col - row == k, and 0 elsewhere. The first line of
 the output states the shape, the dtype and the array library; bfloat16,
 float8 and other ml_dtypes values are printed widened to float32 (int4 and
-the like to int64).
+the like to int64). Where the output is not a terminal, no value is elided.
 
 Or write it as data that NumPy reads: -o FILE takes the format from the
 suffix (.npy; .npz, the array named eye; .txt or .csv text), --format
 chooses it, and -o - (or --format alone) writes to standard output. Text
 starts with a # line (shape, dtype, library) that np.loadtxt skips, then
 each matrix's rows in turn: reshape to the shape the # line states.
-Integers and bools are written as integers, floats as the shortest decimals
-that read back as the same value, complex as (re+imj); bfloat16 and the
-other ml_dtypes types are written as their values in text, and refused in
-.npy and .npz (NumPy would read them back as raw bytes)."""
+Integers and bools are written as integers, floats as decimals that read
+back as the same value, complex as (re+imj); bfloat16 and the other
+ml_dtypes types are written as their values in text, and refused in .npy
+and .npz (NumPy would read them back as raw bytes)."""
 
 _EPILOG = """\
 examples:
@@ -101,8 +101,7 @@ examples:
   eyelike 3 --batch-shape 2 -o eye.npz     np.load("eye.npz")["eye"]
   eyelike 2 3 -k 1 -o eye.txt              np.loadtxt("eye.txt")
   eyelike 3 --dtype int8 -o eye.csv        np.loadtxt("eye.csv", delimiter=",")
-  eyelike 3 --format npy | python -c "import io, sys, numpy as np;
-      print(np.load(io.BytesIO(sys.stdin.buffer.read())))"
+  eyelike 3 --format csv | python -c ...   np.loadtxt(sys.stdin, delimiter=",")
 
 Bad arguments print the usage and one error line, and exit with status 2;
 a failed write prints one error line and exits with status 1, leaving an

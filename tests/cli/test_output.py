@@ -472,7 +472,7 @@ def test_help_shows_each_format(capsys: pytest.CaptureFixture[str]) -> None:
         'np.load("eye.npz")["eye"]',
         'np.loadtxt("eye.txt")',
         'np.loadtxt("eye.csv", delimiter=",")',
-        "eyelike 3 --format npy | python -c",
+        'eyelike 3 --format csv | python -c ...   np.loadtxt(sys.stdin, delimiter=",")',
         "[-o FILE] [--format npy|npz|txt|csv]",
     ]:
         assert example in out
