@@ -534,3 +534,34 @@ def test_full_device_exits_1(fmt: str, capsys: pytest.CaptureFixture[str]) -> No
     assert capsys.readouterr().err == (
         "eyelike: error: cannot write '/dev/full': No space left on device\n"
     )
+
+
+@pytest.mark.skipif(sys.platform == "win32", reason="needs a pseudo-terminal")
+def test_binary_to_a_real_terminal_is_refused() -> None:
+    """On a pseudo-terminal: npy refused (status 2, nothing written to it),
+    text written."""
+    import pty
+
+    leader, follower = pty.openpty()
+    try:
+        done = subprocess.run(
+            _eyelike("2", "--format", "npy"),
+            stdout=follower,
+            stderr=subprocess.PIPE,
+            timeout=120,
+        )
+        assert done.returncode == 2
+        assert b"is binary, and standard output is a terminal" in done.stderr
+        done = subprocess.run(
+            _eyelike("2", "--dtype", "int8", "--format", "csv"),
+            stdout=follower,
+            stderr=subprocess.PIPE,
+            timeout=120,
+        )
+        assert done.returncode == 0, done.stderr
+        # (The terminal turns each "\n" into "\r\n".)
+        text = os.read(leader, 4096).replace(b"\r\n", b"\n")
+        assert text == b"# shape (2, 2), dtype int8, numpy\n1,0\n0,1\n"
+    finally:
+        os.close(follower)
+        os.close(leader)
