@@ -112,6 +112,7 @@ def write(
 ) -> None:
     """Write ``values`` as ``fmt`` to the file ``output``, or to ``stdout``
     where ``output`` is None or ``-``. Raises ``OSError`` on a failure."""
+    delimiter = "," if fmt == "csv" else " "
     if fmt in BINARY:
 
         def put(f: IO[bytes]) -> None:
@@ -124,7 +125,6 @@ def write(
                 np.savez(f, eye=values)  # np.load(file)["eye"]
 
     else:
-        delimiter = "," if fmt == "csv" else " "
 
         def put(f: IO[bytes]) -> None:
             for piece in _text(values, header, delimiter):
@@ -194,10 +194,11 @@ def _replace(output: str, put: Callable[[IO[bytes]], None]) -> None:
     folder, renamed over ``output`` when complete, so that a failed write
     leaves an existing file as it was."""
     try:
-        mode: int | None = stat.S_IMODE(os.stat(output).st_mode)
-        regular = stat.S_ISREG(os.stat(output).st_mode)
+        found = os.stat(output).st_mode
     except FileNotFoundError:
         mode, regular = None, True
+    else:
+        mode, regular = stat.S_IMODE(found), stat.S_ISREG(found)
     if not regular:
         # A device or a pipe (/dev/null, a FIFO): nothing to replace.
         with open(output, "wb") as f:
