@@ -8,12 +8,14 @@ import os
 import re
 import sys
 from collections.abc import Sequence
+from contextlib import nullcontext
 from typing import Any
 
 import numpy as np
 
 from . import __version__
 from . import _backends as _registry
+from . import _cli_write as _write
 from ._core import eye
 from ._validate.dtypes import dtype_name, is_ml_dtype
 
@@ -70,6 +72,7 @@ def _offset(text: str) -> int | list[int]:
 _USAGE = """\
 %(prog)s ROWS [COLS] [-k K | -k K1,K2,...] [--batch-shape B1,B2,...]
                [--dtype NAME] [--backend LIB] [--device DEV]
+               [-o FILE] [--format npy|npz|txt|csv]
        %(prog)s --version | --help"""
 
 _DESCRIPTION = """\
@@ -77,15 +80,32 @@ Print an identity or shifted-diagonal matrix, or a batch of them: element
 [..., row, col] is 1 where col - row == k, and 0 elsewhere. The first line of
 the output states the shape, the dtype and the array library; bfloat16,
 float8 and other ml_dtypes values are printed widened to float32 (int4 and
-the like to int64)."""
+the like to int64). Where the output is not a terminal, no value is elided.
+
+Or write it as data that NumPy reads: -o FILE takes the format from the
+suffix (.npy; .npz, the array named eye; .txt or .csv text), --format
+chooses it, and -o - (or --format alone) writes to standard output. Text
+starts with a # line (shape, dtype, library) that np.loadtxt skips, then
+each matrix's rows in turn: reshape to the shape the # line states.
+Integers and bools are written as integers, floats as decimals that read
+back as the same value, complex as (re+imj); bfloat16 and the other
+ml_dtypes types are written as their values in text, and refused in .npy
+and .npz (NumPy would read them back as raw bytes)."""
 
 _EPILOG = """\
 examples:
   eyelike 3 4 -k 1 --batch-shape 2 --dtype int32
   eyelike 3 -k -1,2 --batch-shape 2        one offset per matrix
   eyelike 4 --dtype bfloat16 --backend torch
+  eyelike 3 -o eye.npy                     np.load("eye.npy")
+  eyelike 3 --batch-shape 2 -o eye.npz     np.load("eye.npz")["eye"]
+  eyelike 2 3 -k 1 -o eye.txt              np.loadtxt("eye.txt")
+  eyelike 3 --dtype int8 -o eye.csv        np.loadtxt("eye.csv", delimiter=",")
+  eyelike 3 --format csv | python -c ...   np.loadtxt(sys.stdin, delimiter=",")
 
-Bad arguments print the usage and one error line, and exit with status 2."""
+Bad arguments print the usage and one error line, and exit with status 2;
+a failed write prints one error line and exits with status 1, leaving an
+existing file as it was."""
 
 
 def _parser() -> argparse.ArgumentParser:
@@ -150,6 +170,26 @@ def _parser() -> argparse.ArgumentParser:
             "device1 (array_api_strict), or a CUDA device id for cupy"
         ),
     )
+    parser.add_argument(
+        "-o",
+        "--output",
+        default=None,
+        metavar="FILE",
+        help=(
+            "write the values to FILE instead of printing them, in the format "
+            "its suffix names (.npy, .npz, .txt, .csv); - for standard output"
+        ),
+    )
+    parser.add_argument(
+        "--format",
+        default=None,
+        choices=_write.FORMATS,
+        metavar="{npy,npz,txt,csv}",
+        help=(
+            "the format to write, whatever FILE's suffix; without -o, to "
+            "standard output"
+        ),
+    )
     parser.add_argument("--version", action="version", version=f"eyelike {__version__}")
     return parser
 
@@ -187,21 +227,62 @@ def _printable(a: np.ndarray[Any, Any]) -> np.ndarray[Any, Any]:
     return a.astype(wide)
 
 
-def _show(result: Any) -> str:
-    """A header line (shape, dtype, library), then the values as NumPy
-    prints them, or as their own library does where NumPy cannot hold them
-    (meta tensors, shapes NumPy cannot make)."""
+def _header(result: Any) -> tuple[str, str, Any]:
+    """The header line (shape, dtype, library), the dtype's name and the
+    result's backend."""
     backend = _registry.backend_of_array(result, "result")
     dtype = dtype_name(result.dtype) or str(result.dtype)
     shape = tuple(int(d) for d in result.shape)
-    header = f"# shape {shape}, dtype {dtype}, {backend.name}"
+    return f"# shape {shape}, dtype {dtype}, {backend.name}", dtype, backend
+
+
+def _show(result: Any, whole: bool = False) -> str:
+    """A header line (shape, dtype, library), then the values as NumPy
+    prints them, or as their own library does where NumPy cannot hold them
+    (meta tensors, shapes NumPy cannot make). ``whole``: every value, none
+    elided with ``...`` (for a reader other than a person at a terminal)."""
+    header, dtype, backend = _header(result)
     try:
         values = _printable(backend.to_numpy(result))
     except Exception:  # any conversion failure: show it natively
         return f"{header}\n{result}"
     if values.dtype.name != dtype:
         header += f" (values shown as {values.dtype.name})"
-    return f"{header}\n{values}"
+    # Locally: the command line must not change NumPy's options for good.
+    with np.printoptions(threshold=sys.maxsize) if whole else nullcontext():
+        return f"{header}\n{values}"
+
+
+def _write_out(
+    parser: argparse.ArgumentParser, result: Any, fmt: str, output: str | None
+) -> None:
+    """Write ``result`` as ``fmt`` (a refusal is a usage error, before
+    anything is written); an ``OSError`` is the write's failure."""
+    header, dtype, backend = _header(result)
+    try:
+        values = backend.to_numpy(result)
+    except Exception as exc:  # a meta tensor: no values anywhere
+        parser.error(
+            f"cannot write the result: its values cannot be copied to the host "
+            f"({type(exc).__name__}: {exc})"
+        )
+    try:
+        _write.check_values(values, dtype, fmt)
+    except _write.Refused as exc:
+        parser.error(str(exc))
+    _write.write(values, header, fmt, output, sys.stdout)
+
+
+def _quiet_stdout() -> None:
+    """Send what is left for stdout to devnull: Python's own flush at exit
+    would fail again on a closed or failing stdout."""
+    try:
+        fileno = sys.stdout.fileno()
+    except (OSError, ValueError):  # not a file (io.StringIO): nothing to do
+        return
+    devnull = os.open(os.devnull, os.O_WRONLY)
+    os.dup2(devnull, fileno)
+    os.close(devnull)
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -231,6 +312,12 @@ def main(argv: Sequence[str] | None = None) -> int:
         )
     args = parser.parse_args(words)
     try:
+        fmt = _write.chosen_format(args.output, args.format)
+        if fmt is not None:
+            _write.check_target(args.output, fmt, sys.stdout)
+    except _write.Refused as exc:
+        parser.error(str(exc))
+    try:
         xp = importlib.import_module(LIBRARIES[args.backend])
     except ImportError as exc:
         parser.error(f"backend {args.backend} is not installed ({exc})")
@@ -248,14 +335,24 @@ def main(argv: Sequence[str] | None = None) -> int:
         )
     except (TypeError, ValueError, MemoryError) as exc:
         parser.error(str(exc))
+    to_stdout = args.output in (None, "-")
     try:
-        print(_show(result), flush=True)
-    except BrokenPipeError:
-        # The reader closed early (``eyelike 3 | head -1``): quietly, as a
-        # command-line tool stopped by SIGPIPE, with its status. stdout goes
-        # to devnull, or Python's own flush at exit would fail again.
-        devnull = os.open(os.devnull, os.O_WRONLY)
-        os.dup2(devnull, sys.stdout.fileno())
-        os.close(devnull)
-        return _BROKEN_PIPE
+        if fmt is None:
+            print(_show(result, whole=not sys.stdout.isatty()), flush=True)
+        else:
+            _write_out(parser, result, fmt, args.output)
+    except OSError as exc:
+        if to_stdout:
+            _quiet_stdout()
+        if to_stdout and isinstance(exc, BrokenPipeError):
+            # The reader closed early (``eyelike 3 | head -1``): quietly, as
+            # a command-line tool stopped by SIGPIPE, with its status.
+            return _BROKEN_PIPE
+        # No traceback: the reason is the system's (no such folder, no
+        # space left, no permission).
+        where = "standard output" if to_stdout else repr(args.output)
+        # The system's reason, not the temporary file's name that it holds.
+        reason = exc.strerror or str(exc)
+        print(f"eyelike: error: cannot write {where}: {reason}", file=sys.stderr)
+        return 1
     return 0

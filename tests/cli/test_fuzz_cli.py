@@ -7,6 +7,7 @@ from __future__ import annotations
 import contextlib
 import io
 import math
+import sys
 from typing import Any
 
 import numpy as np
@@ -24,6 +25,8 @@ CLI_TOKENS += ["--backend", "--device", "-h", "--help", "--", "numpy", "torch"]
 CLI_TOKENS += ["jax", "array_api_strict", "dask", "int32", "int8", "float16"]
 CLI_TOKENS += ["uint64", "bool", "complex64", "bfloat16", "foo", "O", "g"]
 CLI_TOKENS += [",", "1,2", "2,3", "0,1", "1,", "-1,3", "cpu", "cuda", "", "bench"]
+# (No -o: a garbled command line must not write files here.)
+CLI_TOKENS += ["--format", "txt", "csv", "npy"]
 CLI_DEFAULT = {"numpy": "float64", "dask": "float64", "array_api_strict": "float64"}
 CLI_DEFAULT |= {"torch": "float32", "jax": "float32"}
 
@@ -69,6 +72,8 @@ def cli_unjudged(argv: list[str]) -> Unjudged | None:
 def _cli_expected_text(argv: list[str]) -> str | None:
     """What a successful run must print, or None if it cannot be told."""
     parsed = _parsed(argv)
+    if parsed.format is not None:
+        return None  # data, not the printed view (tests/cli/test_output.py)
     dtype = _np_dtype_named(parsed.dtype or CLI_DEFAULT[parsed.backend])
     if not isinstance(dtype, np.dtype):
         return None
@@ -85,7 +90,9 @@ def _cli_expected_text(argv: list[str]) -> str | None:
         # Printed widened, as the header says: NumPy prints these as "1 0".
         want = want.astype(np.int64 if "int" in dtype.name else np.float32)
         header += f" (values shown as {want.dtype.name})"
-    return f"{header}\n{want}\n"
+    # Every value: the output is not a terminal, so nothing is elided.
+    with np.printoptions(threshold=sys.maxsize):
+        return f"{header}\n{want}\n"
 
 
 @st.composite

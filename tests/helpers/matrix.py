@@ -776,4 +776,14 @@ CLI_FORMS: list[Form] = [
         (3, 4, (), 0, None),
         only=("array_api_strict",),
     ),
+    # Data to standard output, read back by np.load / np.loadtxt.
+    *(
+        Form(
+            "words",
+            f"--format {fmt}",
+            lambda lib, fmt=fmt: ["--format", fmt, "--batch-shape", "2", "-k", "0,1"],
+            (3, 4, (2,), [0, 1], None),
+        )
+        for fmt in ("npy", "npz", "txt", "csv")
+    ),
 ]

@@ -6,6 +6,7 @@ values and dtype (the tables: ``helpers/matrix.py``)."""
 
 from __future__ import annotations
 
+import io
 import os
 import shutil
 import subprocess
@@ -108,39 +109,43 @@ def _cli_cells() -> list[Any]:
 @pytest.mark.parametrize(("how", "lib_name", "form"), _cli_cells())
 def test_command_line(how: str, lib_name: str, form: table.Form) -> None:
     """The printed matrix is NumPy's print of the oracle, under the header
-    that names its shape, dtype and library."""
+    that names its shape, dtype and library; ``--format``'s data, read back
+    by NumPy as its help says, is the oracle."""
     table.lib_or_skip(lib_name)
     words = ["3", "4", "--backend", lib_name, *form.make(None)]
     rows, cols, batch, k, dtype = form.plain
     env = {**os.environ, "PYTHONIOENCODING": "utf-8"}
     if how == "pipe":
-        done = subprocess.run(
-            [sys.executable, "-m", "eyelike", *words],
-            capture_output=True,
-            text=True,
-            timeout=300,
-            env=env,
-        )
+        command = [sys.executable, "-m", "eyelike", *words]
     else:
         if shutil.which("sh") is None:
             pytest.skip("needs a POSIX shell")
         line = " ".join([f"'{sys.executable}'", "-m", "eyelike", *words])
-        done = subprocess.run(
-            ["sh", "-c", f"{line} | cat"],
-            capture_output=True,
-            text=True,
-            timeout=300,
-            env=env,
-        )
+        command = ["sh", "-c", f"{line} | cat"]
+    done = subprocess.run(command, capture_output=True, timeout=300, env=env)
     assert done.returncode == 0, done.stderr
-    assert done.stderr == ""
-    header, body = done.stdout.split("\n", 1)
+    assert done.stderr == b""
     shape = (*batch, rows, cols)
+    want = reference(batch, rows, cols, k).astype(dtype or default_cli_dtype(lib_name))
+    fmt = words[words.index("--format") + 1] if "--format" in words else None
+    if fmt in ("npy", "npz"):
+        data = np.load(io.BytesIO(done.stdout))
+        got = data if fmt == "npy" else data["eye"]
+        assert got.dtype == want.dtype
+        np.testing.assert_array_equal(got, want)
+        return
+    # (As text=True reads it: a newline is "\n" on every platform.)
+    header, body = done.stdout.decode().replace("\r\n", "\n").split("\n", 1)
     assert f"shape {shape}" in header, header
     assert f"dtype {dtype or default_cli_dtype(lib_name)}" in header, header
     assert lib_name in header, header
-    want = reference(batch, rows, cols, k).astype(dtype or default_cli_dtype(lib_name))
-    assert body.strip() == str(want).strip()
+    if fmt is None:
+        assert body.strip() == str(want).strip()
+        return
+    delimiter = "," if fmt == "csv" else None
+    got = np.loadtxt(io.StringIO(body), dtype=want.dtype, delimiter=delimiter)
+    assert got.dtype == want.dtype
+    np.testing.assert_array_equal(got.reshape(shape), want)
 
 
 def default_cli_dtype(lib_name: str) -> str:
