@@ -109,6 +109,21 @@ def test_bug_array_inside_a_dtype_spec(form: str, ns: str) -> None:
     assert "not a value" in str(exc)
 
 
+def test_bug_oracle_array_beside_a_hostile_index_in_a_dtype_spec() -> None:
+    """Bug of the fuzz oracle (found in a full run): ``{'': (array,
+    BoomIndex())}`` as a dtype, which eyelike refuses as a value before NumPy
+    reads it, was expected to raise the caller's own error from NumPy asking
+    its ``__index__``: the oracle looked for an array at the top level only."""
+    from helpers.fuzz_oracle import Bad, dtype_verdict
+    from helpers.fuzz_strategies import BoomIndex
+
+    spec = {"": (np.array(-2 + 0j), BoomIndex())}
+    assert isinstance(dtype_verdict(spec, "numpy"), Bad)
+    exc = _named_error(lambda: eyelike.eye_like(np.zeros((0, 0), bool), dtype=spec))
+    assert isinstance(exc, TypeError)
+    assert "not a value" in str(exc)
+
+
 @pytest.mark.parametrize("device", ["mps", "xla"])
 def test_bug_torch_unavailable_device(device: str) -> None:
     exc = _named_error(lambda: eyelike.eye(2, xp=torch, device=device))

@@ -317,6 +317,26 @@ def _exact_01(dt: np.dtype[Any]) -> bool:
         return False
 
 
+def _an_array_in(v: Any) -> bool:
+    """Whether ``v``, or anything inside it as a tuple, list or dict (NumPy's
+    spellings of sub-array and structured dtypes, whose entries it reads as
+    dtypes too), is an array: a value, not a dtype, wherever it sits (a
+    dtype spec holding itself is NumPy's to refuse)."""
+    todo, seen = [v], set()
+    while todo:
+        item = todo.pop()
+        if hasattr(item, "shape") and not isinstance(
+            item, (type, np.dtype, np.generic)
+        ):
+            return True  # (a module with a shape too: numpy itself)
+        if isinstance(item, dict):
+            item = list(item.values())
+        if isinstance(item, (tuple, list)) and id(item) not in seen:
+            seen.add(id(item))
+            todo.extend(item)
+    return False
+
+
 def dtype_verdict(v: Any, ns: str, device: Any = None) -> Any:
     """The dtype a call must produce (a NumPy dtype on NumPy, else a name)."""
     bad = Bad((TypeError,), ("dtype",))
@@ -324,7 +344,7 @@ def dtype_verdict(v: Any, ns: str, device: Any = None) -> Any:
         return default_dtype(ns, device)
     if isinstance(v, bool):
         return bad
-    if hasattr(v, "shape") and not isinstance(v, (type, np.dtype, np.generic)):
+    if _an_array_in(v):
         return bad  # an array is a value, whose dtype NumPy would read
     dt = np_dtype_quietly(v)
     if isinstance(dt, (Bad, str)):  # a Bad, or BOOM
