@@ -79,6 +79,16 @@ def _scalar_block(
     return _numpy.eye(Build(shape, min(max(local, -n_rows), n_cols), dtype))
 
 
+def _per_matrix(
+    kb: Any, shape: tuple[int, ...], sizes: tuple[int, ...], block_id: Any, dtype: Any
+) -> Any:
+    """A block of ``shape`` at ``block_id`` for its offsets ``kb``."""
+    n_rows, n_cols = shape[-2:]
+    shift = block_id[-2] * sizes[-2] - block_id[-1] * sizes[-1]
+    local = np.clip(np.asarray(kb, dtype=np.int64) + shift, -n_rows, n_cols)
+    return _numpy.eye(Build(shape, local, dtype))
+
+
 def _k_block(
     kb: Any,
     *,
@@ -87,14 +97,33 @@ def _k_block(
     dtype: np.dtype[Any],
     block_id: Any,
 ) -> Any:
-    """One block for a per-matrix ``k``: ``kb`` is ``k``'s block for it."""
+    """One block for a per-matrix ``k`` of cubed: ``kb`` is ``k``'s block."""
     out_shape = tuple(
         min(s, n - i * s) for i, s, n in zip(block_id, sizes, shape, strict=True)
     )
-    n_rows, n_cols = out_shape[-2:]
-    shift = block_id[-2] * sizes[-2] - block_id[-1] * sizes[-1]
-    local = np.clip(np.asarray(kb, dtype=np.int64) + shift, -n_rows, n_cols)
-    return _numpy.eye(Build(out_shape, local, dtype))
+    return _per_matrix(kb, out_shape, sizes, block_id, dtype)
+
+
+def _host_k_block(
+    x: Any,
+    *,
+    k: np.ndarray[Any, Any],
+    broadcast: tuple[bool, ...],
+    sizes: tuple[int, ...],
+    dtype: np.dtype[Any],
+    block_id: Any,
+) -> Any:
+    """One block for a per-matrix ``k`` of host values: its slice of ``k``
+    (whole along a dimension where ``k`` broadcasts). The whole ``k`` travels
+    with the function, as ``cubed.from_array`` ships its array (cubed holds
+    no array of over 1 MB in memory as its own)."""
+    shape = tuple(x.shape)
+    offset = len(shape) - 2 - k.ndim
+    index = []
+    for j, b in enumerate(broadcast):
+        start = block_id[offset + j] * sizes[offset + j]
+        index.append(slice(None) if b else slice(start, start + shape[offset + j]))
+    return _per_matrix(k[tuple(index)], shape, sizes, block_id, dtype)
 
 
 def _k_key(out_key: Any, *, name: str, offset: int, broadcast: tuple[bool, ...]) -> Any:
@@ -172,13 +201,17 @@ def eye(build: Build) -> Any:
             spec=spec,
         )
     batch = shape[:-2]
-    kc = k_chunks(tuple(k.shape), batch, chunks[:-2])
-    if isinstance(k, cubed.Array):
-        k = k if k.chunks == kc else k.rechunk(kc)
-    else:
-        k = cubed.asarray(np.asarray(k, dtype=np.int64), chunks=kc, spec=spec)
-    offset = len(batch) - k.ndim
+    offset = len(batch) - len(k.shape)
     broadcast = tuple(s != batch[offset + j] for j, s in enumerate(k.shape))
+    if not isinstance(k, cubed.Array):
+        return cubed.map_blocks(
+            partial(_host_k_block, k=k, broadcast=broadcast, sizes=sizes, dtype=dtype),
+            dtype=dtype,
+            chunks=chunks,
+            spec=spec,
+        )
+    kc = k_chunks(tuple(k.shape), batch, chunks[:-2])
+    k = k if k.chunks == kc else k.rechunk(kc)
     return library("cubed.core.ops").general_blockwise(
         partial(_k_block, sizes=sizes, shape=shape, dtype=dtype),
         partial(_k_key, name=k.name, offset=offset, broadcast=broadcast),
