@@ -86,6 +86,10 @@ def default_limit(spec: Any, matrix_bytes: int, per_matrix_k: bool) -> tuple[int
     """
     budget, read, write = _budget(spec)
     m = max(1, matrix_bytes)
+    if not budget:
+        # No task fits (reserved_mem takes it all): cubed's own chunks, for
+        # cubed to refuse with its own message when computed.
+        return _AUTO_BYTES, m <= _AUTO_BYTES
     per_matrix = _cost(m, read, write, per_matrix_k)
     if per_matrix > budget or m > _AUTO_BYTES:
         # One matrix is more than a task (or than cubed's chunk): split it
