@@ -52,6 +52,12 @@ try:
     HAS_CUDA = _cupy.cuda.runtime.getDeviceCount() > 0
 except Exception:  # no CuPy, no driver, no device: the GPU examples skip
     HAS_CUDA = False
+try:
+    import cubed as _cubed
+
+    HAS_CUBED = True
+except ImportError:  # cubed is optional: its page's examples skip
+    HAS_CUBED = False
 """
 
 # -- HTML ---------------------------------------------------------------------

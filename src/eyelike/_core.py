@@ -229,7 +229,8 @@ def eye(
         (every chunk holds whole matrices), in any form ``dask.array``
         accepts (``64``, ``(16, -1)``, ``{0: 8}``, ``"auto"``, ``"64MiB"``).
         Default: from Dask's ``array.chunk-size`` setting. The matrix
-        dimensions are never split.
+        dimensions are never split. cubed takes the same (regular chunks),
+        or one entry per dimension; its default fits the Spec.
     order : {'C', 'F'}, optional
         Memory layout of a fresh result, as in NumPy's and CuPy's ``eye``:
         row-major (``'C'``, the default) or column-major (``'F'``); for Dask,

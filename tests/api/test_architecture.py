@@ -199,6 +199,7 @@ _LIBRARY_HOMES = {
     "torch": "_backends/torch/",
     "cupy": "_backends/cupy/",
     "dask": "_backends/dask/",
+    "cubed": "_backends/cubed/",
     "jax": "_backends/jax.py",
     "array_api_strict": "_backends/array_api_strict.py",
 }

@@ -322,7 +322,7 @@ def test_deep_or_self_holding_chunks_refused() -> None:
 
 def test_chunks_only_for_dask() -> None:
     strict = pytest.importorskip("array_api_strict")
-    with pytest.raises(TypeError, match="chunks is for Dask only"):
+    with pytest.raises(TypeError, match="chunks is for Dask and Cubed only"):
         eyelike.eye(3, chunks=2, xp=strict)
 
 

@@ -57,12 +57,13 @@ def missing_gpu_piece(reason: str) -> NoReturn:
 
 
 # (fixture id, module to import, needs a GPU): every library eyelike has a
-# backend for, from its registry. Dask is left out: its arrays are lazy, and
-# test_dask.py tests them as such. CuPy computes on a GPU only.
+# backend for, from its registry. Dask and cubed are left out: their arrays
+# are lazy, and test_dask.py and test_cubed.py test them as such. CuPy
+# computes on a GPU only.
 NAMESPACES = [
     (cls.name, cls.namespaces[0], cls.name == "cupy")
     for cls in _registry.BACKENDS
-    if cls.name != "dask"
+    if cls.name not in ("dask", "cubed")
 ]
 
 

@@ -18,6 +18,7 @@ from array_api_compat import array_namespace, is_array_api_obj
 from .._validate.text import show
 from ._base import Backend
 from .array_api_strict import ArrayApiStrictBackend
+from .cubed import CubedBackend
 from .cupy import CuPyBackend
 from .dask import DaskBackend
 from .generic import GenericBackend
@@ -34,6 +35,7 @@ BACKENDS: tuple[type[Backend], ...] = (
     CuPyBackend,
     TorchBackend,
     DaskBackend,
+    CubedBackend,
     JaxBackend,
     ArrayApiStrictBackend,
 )
