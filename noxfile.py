@@ -95,6 +95,7 @@ def namespaces(session: nox.Session) -> None:
     session.run(
         "pytest",
         "tests/backends/test_namespaces.py",
+        "tests/backends/test_cubed.py",
         "tests/matrix/test_matrix.py",
         "-k",
         f"test_namespaces or {libs}",

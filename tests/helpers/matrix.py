@@ -198,7 +198,7 @@ def default_device(lib: Any) -> Any:
         return lib.Device("CPU_DEVICE")
     if name == "cupy":
         return lib.cuda.Device()
-    if name in ("numpy", "dask"):
+    if name in ("numpy", "dask", "cubed"):
         return "cpu"
     return lib.__array_namespace_info__().default_device()  # (the standard's)
 
@@ -328,6 +328,7 @@ MODES: list[Mode] = [
     Mode("sparse", "eager"),
     Mode("ndonnx", "eager"),
     Mode("marray", "eager"),
+    Mode("cubed", "lazy"),
 ]
 
 LIBS = {
@@ -340,9 +341,9 @@ LIBS = {
     "sparse": "sparse",
     "ndonnx": "ndonnx",
     "marray": "marray",  # (its namespace over NumPy's: `lib_or_skip`)
+    "cubed": "cubed",
 }
-# The namespaces reached by the generic path (the `namespaces` session).
-THIRD_PARTY = ("sparse", "ndonnx", "marray")
+
 
 _COMPILE = ("compile static", "compile dynamic", "compile auto")
 _JAX_TRACED = ("jit", "jit x64", "eval_shape", "jit lower", "export")
@@ -409,6 +410,15 @@ REFUSALS: list[Refusal] = [
         TypeError,
         "out",
         "Dask arrays are lazy and immutable: no out=",
+    ),
+    Refusal(
+        "cubed",
+        _EVERY,
+        "out",
+        _EVERY,
+        TypeError,
+        "out",
+        "cubed arrays are lazy and immutable: no out=",
     ),
     Refusal(
         "sparse",
