@@ -19,7 +19,7 @@ from typing import Any
 import numpy as np
 
 from .._validate.dtypes import numpy_dtype
-from .._validate.offsets import host_offsets, short_per_matrix
+from .._validate.offsets import clamp_array, short_per_matrix
 
 __all__ = ["by_table", "fill", "small_eye", "whole"]
 
@@ -46,7 +46,7 @@ def small_eye(shape: tuple[Any, ...], k: Any, dtype: Any) -> Any:
     dt = numpy_dtype(dtype, "numpy")[0]
     n_rows, n_cols = shape[-2], shape[-1]
     if math.prod(shape) > _MASK_ELEMENTS:  # the mask alone takes any k
-        k = host_offsets(k, shape[:-2], (-n_rows, n_cols))
+        k = clamp_array(k, -n_rows, n_cols)
     a = whole(k, shape, dt, None)
     if a is None:
         a = np.zeros(shape, dt)
@@ -63,7 +63,9 @@ def whole(k: np.ndarray[Any, Any], shape: tuple[int, ...], dtype: Any, out: Any)
         n_rows, n_cols = shape[-2], shape[-1]
         # (Array methods and operators: NumPy's functions are Python
         # wrappers, each a call more.)
-        hit = (np.arange(n_cols) - np.arange(n_rows)[:, None]) == k[..., None, None]
+        cols = np.arange(n_cols)
+        rows = cols if n_rows == n_cols else np.arange(n_rows)
+        hit = (cols - rows[:, None]) == k[..., None, None]
         if out is None and hit.shape == shape:  # k holds every matrix's
             return hit.astype(dtype, order="C", copy=False)
         a = np.empty(shape, dtype) if out is None else out

@@ -32,6 +32,7 @@ _NDARRAY = np.ndarray
 
 __all__ = [
     "check_broadcast",
+    "clamp_array",
     "host_offsets",
     "is_library_array",
     "refuse_dtype",
@@ -74,7 +75,7 @@ def host_offsets(
     if not isinstance(k, (list, tuple, np.ndarray)):
         return min(max(_scalar(k), lo), hi)
     if isinstance(k, np.ndarray):
-        arr = _clamp_array(k, lo, hi)
+        arr = clamp_array(k, lo, hi)
     else:
         arr = _sequence(k, batch, lo, hi)
     check_broadcast(arr.shape, batch)
@@ -146,7 +147,7 @@ def _scalar(k: Any) -> int:
     return v
 
 
-def _clamp_array(k: np.ndarray[Any, Any], lo: int, hi: int) -> np.ndarray[Any, Any]:
+def clamp_array(k: np.ndarray[Any, Any], lo: int, hi: int) -> np.ndarray[Any, Any]:
     """A NumPy integer array, clamped into ``[lo, hi]`` as int64."""
     if k.dtype.kind not in "iu":
         msg = f"k must be an integer array; got dtype {k.dtype}"

@@ -100,14 +100,22 @@ def per_matrix(
     elements cannot be written one by one (meta tensors, a FakeTensorMode's
     fakes, ``torch.func`` transforms' wrappers, a strided ``out``).
     """
+    if math.prod(shape) == 0:  # nothing to write: no aranges either
+        return torch.zeros(shape, dtype=dtype, device=device) if out is None else out
     n_rows, n_cols = shape[-2], shape[-1]
     offsets = torch.as_tensor(k, dtype=torch.int64, device=device)
+    eager = not torch.compiler.is_compiling() and _has_values(torch, offsets)
     if (
-        n_cols < _PUT_COLUMNS
+        eager
+        and out is None
+        and (n_cols < _PUT_COLUMNS or math.prod(shape) <= _MASK_ELEMENTS)
+    ):
+        return _fresh_mask(torch, shape, offsets, dtype, device)
+    if (
+        not eager
+        or n_cols < _PUT_COLUMNS
         or math.prod(shape) <= _MASK_ELEMENTS
-        or torch.compiler.is_compiling()
         or wide_unsigned(dtype)  # (torch's CPU kernels have no put_ for them)
-        or not _has_values(torch, offsets)
         or (out is not None and not out.is_contiguous())
     ):
         return mask(torch, shape, offsets, dtype, device, out)
@@ -130,6 +138,20 @@ def per_matrix(
         ).view(cols.shape)
         flat.put_(where.mul_(n_cols).add_(inside), (inside == cols).to(dtype))
     return result
+
+
+def _fresh_mask(
+    torch: Any, shape: tuple[int, ...], k: Any, dtype: Any, device: Any
+) -> Any:
+    """`mask` into a fresh tensor, eagerly, in the fewest calls: on a small
+    output each costs about as much as its work (~2.5 us on 2 cores)."""
+    n_rows, n_cols = shape[-2], shape[-1]
+    rows = torch.arange(n_rows, device=device)
+    cols = rows if n_rows == n_cols else torch.arange(n_cols, device=device)
+    hit = (cols - rows.unsqueeze(1)) == k.view(*k.shape, 1, 1)
+    if hit.shape != shape:  # k broadcasts over the batch
+        hit = hit.expand(*shape)
+    return hit.to(dtype, copy=True)
 
 
 def short_per_matrix_eye(
