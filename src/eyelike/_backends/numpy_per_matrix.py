@@ -26,10 +26,11 @@ __all__ = ["by_table", "fill", "small_eye", "whole"]
 # Per-matrix offsets: at most this many ones are indexed at a time (five int64
 # index arrays of this length, and a few more: about 16 MiB at most).
 _INDEX_BLOCK = 1 << 18
-# Outputs up to this many elements are NumPy's mask (measured on 2 cores:
-# 256x3x3 float32 6.8 us against the table's 8.1; 32x32x32 19.9 us against
-# the indices' 14.6).
-_MASK_ELEMENTS = 1 << 13
+# Outputs up to this many elements are NumPy's mask: the indices cost about
+# 15-20 us of calls whatever the size, as much as the mask of 32x32x32
+# float32 (measured side by side on 2 cores: 16x32x32 1.45x the mask,
+# 32x32x32 0.97-1.3x, 64x32x32 0.6x; 256x3x3 the table 1.2x).
+_MASK_ELEMENTS = 1 << 15
 _NDARRAY = np.ndarray
 
 
