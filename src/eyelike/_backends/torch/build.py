@@ -105,16 +105,12 @@ def per_matrix(
     n_rows, n_cols = shape[-2], shape[-1]
     offsets = torch.as_tensor(k, dtype=torch.int64, device=device)
     eager = not torch.compiler.is_compiling() and _has_values(torch, offsets)
-    if (
-        eager
-        and out is None
-        and (n_cols < _PUT_COLUMNS or math.prod(shape) <= _MASK_ELEMENTS)
-    ):
+    masked = _masked(shape)
+    if eager and out is None and masked:
         return _fresh_mask(torch, shape, offsets, dtype, device)
     if (
         not eager
-        or n_cols < _PUT_COLUMNS
-        or math.prod(shape) <= _MASK_ELEMENTS
+        or masked
         or wide_unsigned(dtype)  # (torch's CPU kernels have no put_ for them)
         or (out is not None and not out.is_contiguous())
     ):
@@ -138,6 +134,12 @@ def per_matrix(
         ).view(cols.shape)
         flat.put_(where.mul_(n_cols).add_(inside), (inside == cols).to(dtype))
     return result
+
+
+def _masked(shape: tuple[int, ...]) -> bool:
+    """Whether `per_matrix` makes the mask eagerly: a small output, or
+    narrow matrices."""
+    return shape[-1] < _PUT_COLUMNS or math.prod(shape) <= _MASK_ELEMENTS
 
 
 def _fresh_mask(
@@ -175,7 +177,13 @@ def short_per_matrix_eye(
     if dtype is None:  # read on every call: torch.set_default_dtype changes it
         dtype = torch.get_default_dtype()
     try:  # (on torch's default device, as the general path makes it)
-        made = per_matrix(torch, shape, k, dtype, device, None)
+        # (The mask, at once where `per_matrix` would make it: out of place,
+        # so also within torch.func's transforms.)
+        made = (
+            _fresh_mask(torch, shape, k, dtype, device)
+            if _masked(shape)
+            else per_matrix(torch, shape, k, dtype, device, None)
+        )
     except Exception:  # that path says why, in this package's words
         return None
     return made if made.is_cpu else None
