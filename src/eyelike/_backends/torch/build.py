@@ -104,13 +104,13 @@ def per_matrix(
         return torch.zeros(shape, dtype=dtype, device=device) if out is None else out
     n_rows, n_cols = shape[-2], shape[-1]
     offsets = torch.as_tensor(k, dtype=torch.int64, device=device)
-    eager = not torch.compiler.is_compiling() and _has_values(torch, offsets)
-    masked = _masked(shape)
-    if eager and out is None and masked:
+    if torch.compiler.is_compiling() or not _has_values(torch, offsets):
+        return mask(torch, shape, offsets, dtype, device, out)
+    masked = _masked(shape)  # (read eagerly only: no guard on its constants)
+    if out is None and masked:
         return _fresh_mask(torch, shape, offsets, dtype, device)
     if (
-        not eager
-        or masked
+        masked
         or wide_unsigned(dtype)  # (torch's CPU kernels have no put_ for them)
         or (out is not None and not out.is_contiguous())
     ):
