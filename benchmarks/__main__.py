@@ -89,6 +89,7 @@ _EPILOG = """\
 examples:
   python -m benchmarks --quick --numpy-only             a few seconds
   python -m benchmarks --json docs/bench-cpu.json --plot docs/bench-cpu.png
+  python -m benchmarks --only k=b%                      one offset per matrix
   python -m benchmarks --backend cupy --json gpu.json   the GPU table
   python -m benchmarks --backend cupy --time-limit 120 --json gpu.json
                                                  the same, within 2 minutes
@@ -131,6 +132,14 @@ def _parser() -> argparse.ArgumentParser:
         "--quick",
         action="store_true",
         help="only the cases under 4 MiB (seconds, not minutes; CPU table only)",
+    )
+    parser.add_argument(
+        "--only",
+        metavar="TEXT",
+        help=(
+            'only the cases whose name holds TEXT ("k=b%%": one offset per '
+            "matrix; CPU table only)"
+        ),
     )
     parser.add_argument(
         "--numpy-only",
@@ -199,6 +208,7 @@ def main(argv: Sequence[str] | None = None) -> int:
                 ("--budget", args.budget is not None),
                 ("--quick", args.quick),
                 ("--numpy-only", args.numpy_only),
+                ("--only", args.only is not None),
             )
             if given
         ]
@@ -219,6 +229,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     cases = CPU_CASES
     if args.quick:
         cases = [c for c in cases if c.nbytes < 1 << 22]
+    if args.only is not None:
+        cases = [c for c in cases if args.only in c.name]
     budget = 0.5 if args.budget is None else args.budget
     rows = run(cases, budget, not args.no_progress, not args.numpy_only)
     cores = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else 0

@@ -76,6 +76,11 @@ def _cpu_cases() -> list[CpuCase]:
     # One offset per matrix, 63 distinct over 64 small matrices; and a
     # 2-byte float only JAX and torch compute in (NumPy through ml_dtypes).
     cases.append(CpuCase((64,), 32, per_matrix=True))
+    # The same beside each library's mask idiom at a data loader's collate
+    # sizes, and at memory-bound ones (64 MiB).
+    per_matrix = [((2,), 3), ((32,), 8), ((256,), 3), ((32,), 32)]
+    per_matrix += [((4096,), 64), ((256,), 256)]
+    cases += [CpuCase(b, n, per_matrix=True) for b, n in per_matrix]
     cases.append(CpuCase((4096,), 64, dtype="bfloat16"))
     cases += [CpuCase((4096,), 64, k) for k in (0, 1, -3)]
     cases.append(CpuCase((), 8192, touch=True))

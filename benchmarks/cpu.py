@@ -21,7 +21,7 @@ import numpy as np
 
 from eyelike._backends import backend_of_array
 
-from . import cpu_peers
+from . import cpu_peers, cpu_per_matrix
 from .cases import CpuCase
 from .cpu_peers import Peer
 
@@ -115,6 +115,7 @@ def run(
             cpu_peers._openvino_peers,
             cpu_peers._onnxruntime_peers,
             cpu_peers._on_library_peers,
+            cpu_per_matrix._per_matrix_peers,
         )
         for extra in extras if others else ():
             try:

@@ -108,9 +108,10 @@ class BenchTable(SphinxDirective):
                     f"{r['GB_per_s']:.2f}",
                     _ratio(r["x_limit"]),
                     _ratio(r["x_eyelike"]),
+                    _ratio(r.get("x_idiom")),
                 ]
             )
-        header = ["case", "peer", "median", "GB/s", "x limit", "x eyelike"]
+        header = ["case", "peer", "median", "GB/s", "x limit", "x eyelike", "x idiom"]
         return [_table(header, cells, ["bench-table"])]
 
 

@@ -703,3 +703,126 @@ def test_array_api_strict_short_path_takes_the_common_call() -> None:
     assert _compare_eye(3, 4, -1, s.int8, 2, xp=s)  # an int batch
     assert not _compare_eye(3, None, 0, None, (2, 0), xp=s)  # empty: general
     assert not _compare_eye(1, None, 0, None, (1,) * 63, xp=s)  # too many dims
+
+
+# --------------------------------------------------- one offset per matrix
+
+# The offsets: small ones, ones past any matrix and past int64's range in a
+# narrow type (cast with wrapping), of every integer type and a few others;
+# the counts cross the builds' thresholds (mask, table, indices, put_).
+per_matrix_values = st.lists(
+    st.integers(-9, 9) | st.sampled_from([2**63 - 1, -(2**63), 300, -300]),
+    max_size=6,
+)
+k_dtypes = st.sampled_from(
+    ["int8", "int16", "int32", "int64", "uint8", "uint64", "bool", "float64"]
+)
+k_forms = st.sampled_from(["1-D", "column", "0-d"])
+per_matrix_counts = st.integers(0, 40) | st.integers(-2, 2)
+
+
+def _k_array(values: list[int], k_dtype: str, form: str) -> np.ndarray[Any, Any]:
+    k = np.array(values, dtype=object).astype(np.int64 if values else k_dtype)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # NumPy's notes on wrapping casts
+        k = (
+            k.astype(np.uint64).astype(k_dtype)
+            if "int" in k_dtype
+            else k.astype(k_dtype)
+        )
+    if form == "column":
+        return k[:, None]
+    return k[:1].reshape(()) if form == "0-d" and k.size else k
+
+
+@fuzz(300)
+@given(
+    batch=batches | st.integers(-2, 9),
+    n_rows=per_matrix_counts,
+    n_cols=st.none() | per_matrix_counts,
+    values=per_matrix_values,
+    k_dtype=k_dtypes,
+    form=k_forms,
+    dtype=dtypes | st.sampled_from(["int8", "bool", "complex64", ml_dtypes.bfloat16]),
+)
+def test_per_matrix_short_path_is_the_general_path(
+    batch: Any,
+    n_rows: Any,
+    n_cols: Any,
+    values: list[int],
+    k_dtype: str,
+    form: str,
+    dtype: Any,
+) -> None:
+    k = _k_array(values, k_dtype, form)
+    _compare_eye(n_rows, n_cols, k, dtype, batch)
+    if type(batch) is int or not all(type(d) is int and d > 0 for d in batch):
+        return
+    if type(n_rows) is int and n_rows > 0 and (n_cols is None or n_cols > 0):
+        x = np.empty((*batch, n_rows, n_rows if n_cols is None else n_cols))
+        _compare_eye_like(x, k, dtype)
+
+
+@needs_torch
+@fuzz(300)
+@given(
+    batch=batches | st.integers(-2, 9),
+    n_rows=per_matrix_counts,
+    n_cols=st.none() | per_matrix_counts,
+    values=per_matrix_values,
+    k_dtype=k_dtypes,
+    form=k_forms,
+    dtype=st.none() | torch_dtypes | hostile("dtype"),
+    device=torch_devices,
+)
+def test_torch_per_matrix_short_path_is_the_general_path(
+    batch: Any,
+    n_rows: Any,
+    n_cols: Any,
+    values: list[int],
+    k_dtype: str,
+    form: str,
+    dtype: Any,
+    device: Any,
+) -> None:
+    k = torch.as_tensor(_k_array(values, k_dtype, form))
+    _compare_eye(n_rows, n_cols, k, dtype, batch, xp=torch, device=device)
+    if type(batch) is int or not all(type(d) is int and d > 0 for d in batch):
+        return
+    if type(n_rows) is int and n_rows > 0 and (n_cols is None or n_cols > 0):
+        shape = (*batch, n_rows, n_rows if n_cols is None else n_cols)
+        _compare_eye_like(torch.empty(shape), k, dtype)
+        try:  # an x of that dtype, where torch makes one
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore")
+                x = torch.empty(shape, dtype=dtype)
+        except Exception:  # (a hostile dtype's own error too)
+            return
+        _compare_eye_like(x, k, None)
+
+
+def test_per_matrix_short_path_takes_the_common_calls() -> None:
+    """A data loader's collate: one int64 offset per matrix, of the result's
+    library, at every build's size (mask, table, indices)."""
+    for batch, n in [((2,), 3), ((32,), 8), ((256,), 3), ((32,), 32), ((3, 4), 40)]:
+        k = np.arange(np.prod(batch)).reshape(batch) % (2 * n + 1) - n
+        assert _compare_eye(n, None, k, "float32", batch)
+        assert _compare_eye(n, n + 1, k[..., :1], None, batch)  # broadcast
+        assert _compare_eye_like(np.empty((*batch, n, n), "int8"), k, None)
+        if torch is not None:
+            t = torch.as_tensor(k)
+            assert _compare_eye(n, None, t, torch.float32, batch, xp=torch)
+            assert _compare_eye(n, n + 1, t.to(torch.int8), None, batch, xp=torch)
+            assert _compare_eye_like(torch.empty(*batch, n, n), t, None)
+    k = np.array([0, 1])
+    assert not _compare_eye(3, None, k.astype(np.uint8), None, (2,))  # unsigned
+    assert _compare_eye(3, None, k, None, (2,), device="cpu")  # NumPy's one device
+    assert not _compare_eye(3, None, np.int64(1), None, (2,))  # one offset
+    assert not _compare_eye(3, None, k[0], None, (2,))  # 0-d: one offset
+    assert not _compare_eye(3, None, k, None, (3,))  # no broadcast: refused there
+    assert not _compare_eye(3, None, k, None, (0, 2))  # empty: general
+    if torch is not None:
+        t = torch.tensor([0, 1])
+        assert not _compare_eye(3, None, t.to(torch.uint8), None, (2,), xp=torch)
+        assert not _compare_eye(3, None, t.float(), None, (2,), xp=torch)
+        assert not _compare_eye(3, None, t, None, (2,), xp=torch, device="meta")

@@ -5,6 +5,9 @@ Each test says in its docstring which bug it targets.
 
 from __future__ import annotations
 
+import subprocess
+import sys
+
 import pytest
 
 import eyelike
@@ -49,6 +52,33 @@ def test_per_matrix_k_values_unchanged_on_real_tensors() -> None:
     cols = torch.arange(4)[None, :]
     want = (cols - rows == k[:, None, None]).to(got.dtype)
     assert torch.equal(got, want)
+
+
+def test_a_first_per_matrix_call_imports_nothing_the_idiom_does_not() -> None:
+    """Bug: the first per-matrix call in a fresh process cost 0.3-0.5 s:
+    the index build's ``torch.unravel_index`` imported sympy, which every
+    spawned DataLoader worker paid. Now it imports no module that torch's
+    own mask idiom does not, at each build's size (mask, ``put_``)."""
+    code = (
+        "import sys, torch, eyelike\n"
+        "k = torch.tensor([0, 1, -1])\n"
+        "a = torch.arange(40)\n"
+        "((a[None, :] - a[:, None])[None] == k[:, None, None]).to(torch.float32)\n"
+        "idiom = set(sys.modules)\n"
+        "eyelike.eye(3, k=k, batch_shape=3, xp=torch)\n"
+        "eyelike.eye(40, k=k, batch_shape=3, xp=torch)\n"
+        "eyelike.eye_like(torch.empty(3, 40, 40), k=k)\n"
+        "print(sorted(set(sys.modules) - idiom))\n"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", code],
+        capture_output=True,
+        text=True,
+        check=True,
+        timeout=300,
+    )
+    assert "sympy" not in done.stdout
+    assert done.stdout.splitlines()[-1] == "[]"
 
 
 def test_a_device_of_a_type_only_takes_an_out_of_that_type() -> None:

@@ -100,6 +100,12 @@ class JaxBackend(Backend):
     def _index_dtype(self, device: Any) -> Any:
         return super()._index_dtype(_one_device(device))
 
+    def _clamp(self, k: Any, n_rows: int, n_cols: int) -> Any:
+        # Clamped inside the build's one computation (`_builder`), fused:
+        # eagerly, each jnp call here would be a computation of its own
+        # (~10 us each, most of a small call).
+        return k
+
     def _on_host(self, device: Any) -> bool:
         import jax
 
@@ -145,7 +151,7 @@ class JaxBackend(Backend):
         # A host value, not jnp.asarray: jit moves it with the call, where an
         # eager conversion would be a computation of its own.
         offsets = np.asarray(k, dtype=index) if isinstance(k, (int, np.ndarray)) else k
-        return _builder(placement)(offsets, shape=shape, dtype=dtype)
+        return _builder(placement)(offsets, shape=shape, dtype=dtype, index=index)
 
     def _check_empty(self, shape: tuple[int, ...], itemsize: int, device: Any) -> None:
         # JAX arrays have no strides: only XLA's own limits apply.
@@ -206,11 +212,26 @@ def _builder(placement: Any) -> Any:
     import jax
     from jax import lax
 
-    def build(k: Any, *, shape: tuple[int, ...], dtype: Any) -> Any:
-        rows = lax.broadcasted_iota(k.dtype, shape, len(shape) - 2)
-        cols = lax.broadcasted_iota(k.dtype, shape, len(shape) - 1)
+    def build(k: Any, *, shape: tuple[int, ...], dtype: Any, index: Any) -> Any:
+        if k.dtype != index:  # the caller's own array (`JaxBackend._clamp`)
+            k = _clamped(k, shape[-2], shape[-1], index)
+        rows = lax.broadcasted_iota(index, shape, len(shape) - 2)
+        cols = lax.broadcasted_iota(index, shape, len(shape) - 1)
         # k broadcasts against the batch dimensions only.
-        return (cols - rows == k.astype(rows.dtype)[..., None, None]).astype(dtype)
+        return (cols - rows == k[..., None, None]).astype(dtype)
 
     kwargs = {} if placement is None else {"out_shardings": placement}
-    return jax.jit(build, static_argnames=("shape", "dtype"), **kwargs)
+    return jax.jit(build, static_argnames=("shape", "dtype", "index"), **kwargs)
+
+
+def _clamped(k: Any, n_rows: Any, n_cols: Any, index: Any) -> Any:
+    """An integer array ``k`` clamped into ``[-n_rows, n_cols]`` in the
+    index type (`Backend._clamp`'s rule, traced into the build)."""
+    import jax.numpy as jnp
+
+    if not (type(n_rows) is int and type(n_cols) is int):
+        # Symbolic sizes (jax.export's) cannot be compared with k's type's
+        # bounds: in the index type first, which holds them.
+        return jnp.clip(k.astype(index), -n_rows, n_cols)
+    info = jnp.iinfo(k.dtype)
+    return jnp.clip(k, max(-n_rows, info.min), min(n_cols, info.max)).astype(index)

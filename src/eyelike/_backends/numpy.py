@@ -12,9 +12,9 @@ uses the CPU's fast string stores and streams past the caches. Every dtype
 eyelike accepts has zero as all-zero bytes (the one that does not,
 float8_e8m0fnu, is refused up front).
 
-One offset per matrix: the ones written at computed indices, or, where a
-matrix is at most 32 bytes wide, each matrix copied from a table of the
-matrix of every diagonal (`_by_table` says why that wins on any machine).
+One offset per matrix: NumPy's own mask for a small output, else the
+ones written at computed indices, or each matrix copied from a table of the
+matrix of every diagonal (`numpy_per_matrix`).
 
 Nothing else: a template of finished matrices copied over a contiguous
 ``out`` for one offset was faster on some machines and slower than NumPy's
@@ -24,7 +24,6 @@ own idiom on others, so it went.
 from __future__ import annotations
 
 import ctypes
-import math
 from typing import Any
 
 import numpy as np
@@ -34,15 +33,13 @@ from .._validate import size as _size
 from .._validate.dtypes import is_ml_dtype, numpy_dtype
 from .._validate.integers import MAX_BATCH_DIMS
 from .._validate.text import show
+from . import numpy_per_matrix as _per_matrix
 from ._base import Backend, Build, Shape
 
 __all__ = ["NumPyBackend", "eye", "eye_2d"]
 
 # Below this a memset call (about 1 us through ctypes) costs more than it saves.
 _MEMSET_BYTES = 1 << 16
-# Per-matrix offsets: at most this many ones are indexed at a time (five int64
-# index arrays of this length, and a few more: about 16 MiB at most).
-_INDEX_BLOCK = 1 << 18
 # The short path's bound (`Backend.small_eye`), as a module name.
 _SMALL_ELEMENTS = _size.SMALL_ELEMENTS
 _MAX_DIMS = MAX_BATCH_DIMS + 2  # NumPy's 64
@@ -85,12 +82,12 @@ class NumPyBackend(Backend):
         # resolution as the general path's. (`_size.is_small` for two
         # dimensions, inline: that loop costs ~0.2 us.) NumPy's one device,
         # named, is what None means.
-        if type(k) is not int or (
-            device is not None and not (type(device) is str and device == "cpu")
-        ):
+        if device is not None and not (type(device) is str and device == "cpu"):
             return None
         if shape is None:  # from eye_like: x's shape, plain ints
             shape = like.shape
+        if type(k) is not int:  # one offset per matrix: a fresh result only
+            return None if out is not None else _per_matrix.small_eye(shape, k, dtype)
         if out is not None:
             return _fill_out(shape, k, dtype, out)
         if len(shape) == 2:
@@ -211,84 +208,6 @@ def _write_diagonal(a: np.ndarray[Any, Any], k: int) -> None:
     )[...] = one
 
 
-def _fill_per_matrix(a: np.ndarray[Any, Any], k: np.ndarray[Any, Any]) -> None:
-    """Write diagonal ``k[b]`` of matrix ``b``, for every ``b`` at once.
-
-    The (matrix, row, column) of every one is computed as index arrays and
-    written by one fancy-index assignment per block of matrices: no pass per
-    distinct offset, and the index arrays stay within ``_INDEX_BLOCK``
-    entries, so the scratch memory stays small whatever the batch.
-    """
-    n_rows, n_cols = a.shape[-2:]
-    batch = a.shape[:-2]
-    # (np.broadcast_to is a Python wrapper: skipped where k is the batch's.)
-    offsets = (k if k.shape == batch else np.broadcast_to(k, batch)).reshape(-1)
-    per_block = max(1, _INDEX_BLOCK // max(1, min(n_rows, n_cols)))
-    # (Array methods, not NumPy's functions of the same name: those are
-    # Python wrappers, each a call more.)
-    for first in range(0, offsets.size, per_block):
-        kb = offsets[first : first + per_block]
-        r0, c0 = np.maximum(-kb, 0), np.maximum(kb, 0)
-        # (k lies in [-R, C]: no length is negative.)
-        lengths = np.minimum(n_rows - r0, n_cols - c0)
-        total = int(lengths.sum())
-        if total == 0:
-            continue
-        # Each one's position along its own diagonal: 0, 1, ... per matrix.
-        run_starts = lengths.cumsum() - lengths
-        if a.flags.c_contiguous:
-            # Flat positions: the diagonal steps by n_cols + 1 in memory.
-            stride = n_cols + 1
-            starts = np.arange(first, first + kb.size) * (n_rows * n_cols)
-            starts += r0 * n_cols + c0 - run_starts * stride
-            flat = starts.repeat(lengths)
-            flat += np.arange(0, total * stride, stride)
-            a.reshape(-1)[flat] = 1
-            continue
-        matrix = np.arange(first, first + kb.size).repeat(lengths)
-        step = np.arange(total) - run_starts.repeat(lengths)
-        rows = r0.repeat(lengths) + step
-        cols = c0.repeat(lengths) + step
-        index = (*np.unravel_index(matrix, batch), rows, cols)
-        a[index] = 1
-
-
-def _by_table(shape: tuple[int, ...], itemsize: int) -> bool:
-    """Whether one offset per matrix is best copied from a table of every
-    diagonal's matrix (`_gather`): where a matrix's longest side holds at
-    most 32 bytes, and the table is no larger than the output.
-
-    Why on every machine: the index method holds five int64 (40 bytes) of
-    scratch per one, at least 40 / 32 of the output's bytes here, in about
-    twenty calls; the table's copy writes the output once, in about six,
-    from a table at most the output's size."""
-    *batch, n_rows, n_cols = shape
-    return (
-        max(n_rows, n_cols) * itemsize <= 32
-        and n_rows + n_cols + 1 <= math.prod(batch)
-        and min(n_rows, n_cols) > 0
-    )
-
-
-def _gather(k: np.ndarray[Any, Any], out: np.ndarray[Any, Any]) -> None:
-    """Fill a C-contiguous ``out`` with the matrix of diagonal ``k[b]`` at each
-    ``b``, copied from a table of the matrix of every diagonal, ``-R`` to
-    ``C`` (``k`` is clamped into that range)."""
-    n_rows, n_cols = out.shape[-2:]
-    diff = np.arange(n_cols) - np.arange(n_rows)[:, None]
-    table = (diff == np.arange(-n_rows, n_cols + 1)[:, None, None]).astype(out.dtype)
-    # (A view where k holds every matrix's offset, as the index method reads
-    # it; its rows are taken by blocks, so the scratch stays small.)
-    batch = out.shape[:-2]
-    offsets = (k if k.shape == batch else np.broadcast_to(k, batch)).reshape(-1)
-    matrices = out.reshape(-1, n_rows, n_cols)
-    for first in range(0, offsets.size, _INDEX_BLOCK):
-        block = slice(first, first + _INDEX_BLOCK)
-        # mode="clip": no bounds check (k is within them), and no buffering.
-        rows = offsets[block] + n_rows
-        np.take(table, rows, axis=0, out=matrices[block], mode="clip")
-
-
 def _zero(a: np.ndarray[Any, Any]) -> None:
     """Set every element of ``a`` to zero (``memset`` where contiguous)."""
     # (A one-byte type's fill is NumPy's own call of memset: no ctypes.)
@@ -303,15 +222,14 @@ def eye(build: Build) -> np.ndarray[Any, Any]:
     batched eye: `NumPyBackend.eye`, and each chunk of a Dask array."""
     k, out = build.k, build.out
     a: np.ndarray[Any, Any]
-    if not isinstance(k, int) and _by_table(build.shape, build.dtype.itemsize):
-        if out is None and build.order == "C":
-            a = np.empty(build.shape, dtype=build.dtype)
-            _gather(k, a)
-            return a
-        if out is not None and out.flags.c_contiguous:
-            a = out
-            _gather(k, a)
-            return a
+    if not isinstance(k, int) and (
+        build.order == "C" if out is None else out.flags.c_contiguous
+    ):
+        whole: np.ndarray[Any, Any] | None = _per_matrix.whole(
+            k, build.shape, build.dtype, out
+        )
+        if whole is not None:
+            return whole
     if out is None:
         a = np.zeros(build.shape, dtype=build.dtype, order=build.order)
     else:
@@ -320,5 +238,5 @@ def eye(build: Build) -> np.ndarray[Any, Any]:
     if isinstance(k, int):
         _write_diagonal(a, k)
     elif a.size:
-        _fill_per_matrix(a, k)
+        _per_matrix.fill(a, k)
     return a

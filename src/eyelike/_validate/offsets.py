@@ -12,6 +12,7 @@ from typing import Any
 
 import numpy as np
 
+from . import size as _size
 from .integers import (
     INT64_MAX,
     INT64_MIN,
@@ -29,7 +30,18 @@ from .text import show
 # One name, not a chain: each link is a guard of torch.compile's program.
 _NDARRAY = np.ndarray
 
-__all__ = ["check_broadcast", "host_offsets", "is_library_array", "refuse_dtype"]
+__all__ = [
+    "check_broadcast",
+    "clamp_array",
+    "host_offsets",
+    "is_library_array",
+    "refuse_dtype",
+    "short_per_matrix",
+]
+
+# The widest item of any dtype a backend makes (complex128): an output that
+# fits memory in it fits in every dtype.
+_WIDEST = 16
 
 
 def is_library_array(k: Any) -> bool:
@@ -63,11 +75,35 @@ def host_offsets(
     if not isinstance(k, (list, tuple, np.ndarray)):
         return min(max(_scalar(k), lo), hi)
     if isinstance(k, np.ndarray):
-        arr = _clamp_array(k, lo, hi)
+        arr = clamp_array(k, lo, hi)
     else:
         arr = _sequence(k, batch, lo, hi)
     check_broadcast(arr.shape, batch)
     return arr
+
+
+def short_per_matrix(shape: tuple[Any, ...], k_shape: Any, scratch: int) -> bool:
+    """Whether a call with one offset per matrix passes every check of the
+    general path but ``k``'s own (the backend's short path, `small_eye`,
+    admits it then): the caller's ``shape`` is plain positive ints with one
+    to `MAX_BATCH_DIMS` batch dimensions, ``k_shape`` (that of an array of
+    the result's library, whose signed integer dtype and device the
+    backend checks) has rank >= 1 and broadcasts to the batch, and the
+    output in any dtype, with ``scratch`` bytes per element of one matrix
+    beside it (`Backend._scratch`), fits this machine's memory.
+
+    A 0-d ``k`` is one offset for every matrix (the scalar rule's): the
+    general path's. An empty output is too (its strides are checked)."""
+    n = _size.plain_elements(shape)
+    if not (n and 2 < len(shape) <= MAX_BATCH_DIMS + 2 and len(k_shape)):
+        return False
+    matrix = shape[-2] * shape[-1]
+    # (Through the module, as the general path reads it: tests pretend a
+    # smaller machine there.)
+    if n * _WIDEST + matrix * scratch > _size.physical_memory():
+        return False
+    k_shape, batch = tuple(k_shape), shape[:-2]
+    return k_shape == batch or _broadcasts_to(k_shape, batch)  # (the common case)
 
 
 def refuse_dtype(k: Any, integral: bool) -> None:
@@ -111,7 +147,7 @@ def _scalar(k: Any) -> int:
     return v
 
 
-def _clamp_array(k: np.ndarray[Any, Any], lo: int, hi: int) -> np.ndarray[Any, Any]:
+def clamp_array(k: np.ndarray[Any, Any], lo: int, hi: int) -> np.ndarray[Any, Any]:
     """A NumPy integer array, clamped into ``[lo, hi]`` as int64."""
     if k.dtype.kind not in "iu":
         msg = f"k must be an integer array; got dtype {k.dtype}"

@@ -42,6 +42,7 @@ from .build import (
     plain_dtype,
     refuse_meta_k,
     scalar_k,
+    short_per_matrix_eye,
     storage_span,
     wide_unsigned,
 )
@@ -280,8 +281,11 @@ class TorchBackend(Backend):
         # `self._torch`: one guard, not ten (guard rule 3).
         import torch
 
-        # (``out`` is always None here: `_small_out` is False.)
-        if type(k) is not int:
+        # (``out`` is always None here: `_small_out` is False.) A k that is
+        # not an int: one offset per matrix, built below; under torch.compile
+        # the general path's, which keeps its guards few.
+        per_matrix = type(k) is not int
+        if per_matrix and torch.compiler.is_compiling():
             return None
         # A plain dtype (`plain_dtype`, a float's case first: the clients').
         # ``floating``: given, and floating (torch's default is too, but
@@ -331,6 +335,8 @@ class TorchBackend(Backend):
             is_small(shape) or _fits(torch, shape, dtype)
         ):
             return None  # (as many batch dimensions as the general path takes)
+        if per_matrix:
+            return short_per_matrix_eye(torch, shape, k, dtype, device, self._scratch)
         # scalar_k's first case, at once: the client's own call (one count,
         # one fewer for torch to parse).
         square = False
