@@ -25,8 +25,8 @@ if TYPE_CHECKING:  # the types of the overloads (the rules: in _typing)
         AnyModule,
         ArrayT,
         CuPyModule,
-        DTypeT,
         JaxModule,
+        NDArrayT,
         NumPyModule,
         OutT,
         Parameter,
@@ -308,13 +308,8 @@ def eye(
 
 @overload
 def eye_like(
-    x: np.ndarray[ShapeT, DTypeT],
-    /,
-    *,
-    k: Any = 0,
-    dtype: None = None,
-    out: None = None,
-) -> np.ndarray[ShapeT, DTypeT]: ...
+    x: NDArrayT, /, *, k: Any = 0, dtype: None = None, out: None = None
+) -> NDArrayT: ...
 @overload
 def eye_like(
     x: np.ndarray[ShapeT, Any],

@@ -6,9 +6,11 @@ time.
 The result's type follows the input's. ``x`` gives its own type back: a
 NumPy array keeps its shape type, and its dtype type unless ``dtype`` is
 given (then the dtype given, where it is a NumPy type or dtype object); an
-ndarray subclass gives a plain ndarray, as at run time. A torch tensor keeps
-its class, as ``torch.zeros_like`` keeps it (a DTensor, a subclass of the
-caller's own), but for an ``nn.Parameter``, which gives a plain tensor.
+ndarray subclass gives itself, as ``np.zeros_like`` does (with ``dtype``
+given, an ndarray of that dtype: no annotation can change a subclass's).
+A torch tensor keeps its class, as ``torch.zeros_like`` keeps it (a
+DTensor, a subclass of the caller's own), but for an ``nn.Parameter``,
+which gives a plain tensor.
 Another library's array subclass is typed as itself. ``out`` is returned
 itself.
 
@@ -37,6 +39,8 @@ OutT = TypeVar("OutT")
 ShapeT = TypeVar("ShapeT", bound=tuple[int, ...])
 DTypeT = TypeVar("DTypeT", bound="np.dtype[Any]")
 ScalarT = TypeVar("ScalarT", bound="np.generic")
+# An ndarray or a subclass, kept whole (np.zeros_like keeps a subclass).
+NDArrayT = TypeVar("NDArrayT", bound="np.ndarray[Any, Any]")
 
 
 class Shaped(Protocol):

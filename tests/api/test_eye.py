@@ -327,3 +327,21 @@ def test_per_matrix_k_by_table_and_by_index(
 
 def _as_float(a: Any) -> Any:
     return (a.real if a.dtype.kind == "c" else a).astype(np.float32)
+
+
+@pytest.mark.parametrize("k", [1, [0, -1]])
+def test_eye_like_keeps_a_numpy_subclass_as_zeros_like(tmp_path: Any, k: Any) -> None:
+    """Bug (issue 37): ``eye_like`` of an ndarray subclass returned a plain
+    ndarray, where ``np.zeros_like`` keeps the subclass."""
+
+    class Mine(np.ndarray):  # type: ignore[type-arg]
+        pass
+
+    memmap = np.memmap(tmp_path / "m", dtype=np.float32, mode="w+", shape=(2, 3, 3))
+    for x in (np.ma.zeros((2, 3, 3)), memmap, np.zeros((2, 3, 3)).view(Mine)):
+        got = eyelike.eye_like(x, k=k, dtype=np.int16)
+        assert type(got) is type(np.zeros_like(x)) is type(x)
+        assert got.dtype == np.int16
+        np.testing.assert_array_equal(np.asarray(got), reference((2,), 3, 3, k))
+    masked = eyelike.eye_like(np.ma.zeros((2, 3, 3)), k=k)
+    assert not np.ma.getmaskarray(masked).any()

@@ -109,8 +109,10 @@ def check_eye_like(
         eye_like(m32, dtype=np.dtype(np.int16)),
         np.ndarray[tuple[int, int], np.dtype[np.int16]],
     )
-    # An ndarray subclass gives a plain ndarray, as at run time.
-    assert_type(eye_like(masked), Matrix32)
+    # An ndarray subclass gives itself, as np.zeros_like does.
+    assert_type(
+        eye_like(masked), np.ma.MaskedArray[tuple[int, int], np.dtype[np.float32]]
+    )
     # A torch tensor keeps its class, as torch.zeros_like keeps it (a DTensor,
     # a subclass of the caller's own), but for nn.Parameter: a plain tensor.
     assert_type(eye_like(tensor), torch.Tensor)

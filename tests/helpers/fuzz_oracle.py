@@ -231,6 +231,8 @@ def k_verdict(v: Any, ns: str, batch: tuple[int, ...]) -> Any:
         return v
     if not_a_number(v):
         return bad_type
+    if isinstance(v, Sequence) and not isinstance(v, (str, bytes, bytearray)):
+        v = list(v)  # any Python sequence (a range, a deque) is read as a list
     is_array = hasattr(v, "shape") and not isinstance(v, np.generic)
     if not is_array and not isinstance(v, (list, tuple)):
         if isinstance(v, BoomIndex):

@@ -326,8 +326,10 @@ def _check_cell(
         *_TORCH_SUBCLASS,
     ):
         assert result is out
-    if mode.wrap in _TORCH_SUBCLASS and (entry == "eye_like" or form.name == "fresh"):
-        # The subclass as torch's own zeros_like keeps it.
+    if mode.wrap in (*_TORCH_SUBCLASS, "subclass") and (
+        entry == "eye_like" or form.name == "fresh"
+    ):
+        # The subclass as the library's own zeros_like keeps it.
         of = args[0] if out is None else out
         assert type(result) is type(of), type(result)
     if mode.values:

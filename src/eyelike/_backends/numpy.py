@@ -85,6 +85,8 @@ class NumPyBackend(Backend):
         if device is not None and not (type(device) is str and device == "cpu"):
             return None
         if shape is None:  # from eye_like: x's shape, plain ints
+            if type(like) is not _NDARRAY:
+                return None  # a subclass: the general path keeps it
             shape = like.shape
         if type(k) is not int:  # one offset per matrix: a fresh result only
             return None if out is not None else _per_matrix.small_eye(shape, k, dtype)
@@ -121,6 +123,13 @@ class NumPyBackend(Backend):
         return a
 
     def eye(self, build: Build) -> Any:
+        like = build.like
+        if build.out is None and like is not None and type(like) is not _NDARRAY:
+            # A subclass of x's (MaskedArray, memmap, matrix, the caller's
+            # own), as np.zeros_like gives it, holding the eye.
+            result = np.zeros_like(like, dtype=build.dtype)
+            result[...] = eye(build)
+            return result
         return eye(build)
 
 

@@ -8,6 +8,7 @@ nothing truncates later, whatever the caller's integer width.
 from __future__ import annotations
 
 import math
+from collections.abc import Sequence
 from typing import Any
 
 import numpy as np
@@ -73,7 +74,9 @@ def host_offsets(
             msg = f"k as a 0-d array must hold one integer; got {show(k)}"
             raise TypeError(msg)
     if not isinstance(k, (list, tuple, np.ndarray)):
-        return min(max(_scalar(k), lo), hi)
+        if not _other_sequence(k):
+            return min(max(_scalar(k), lo), hi)
+        k = list(k)  # a range, a deque, an array.array: a sequence as a list's
     if isinstance(k, np.ndarray):
         arr = clamp_array(k, lo, hi)
     else:
@@ -269,12 +272,18 @@ def _check_size(k: Any, batch: tuple[int, ...]) -> None:
         raise MemoryError(msg)
 
 
+def _other_sequence(v: Any) -> bool:
+    """A Python sequence other than a list or tuple (a range, a deque, an
+    ``array.array``...; text is no sequence of offsets)."""
+    return isinstance(v, Sequence) and not isinstance(v, (str, bytes, bytearray))
+
+
 def _is_level(v: Any) -> bool:
-    """A sequence of offsets within ``k``: a list, a tuple, a range, or an
-    array of rank >= 1 (of any library)."""
+    """A sequence of offsets within ``k``: a list, a tuple, any other Python
+    sequence (`_other_sequence`), or an array of rank >= 1 (of any library)."""
     if type(v) is int:  # the common entry (and torch.compile's sizes)
         return False
-    if isinstance(v, (list, tuple, range)):
+    if isinstance(v, (list, tuple, range)) or _other_sequence(v):
         return True
     return not isinstance(v, (str, bytes)) and bool(getattr(v, "ndim", 0))
 
@@ -283,7 +292,7 @@ def _entries(v: Any, k: Any) -> list[Any] | tuple[Any, ...]:
     """The entries of one sequence of ``k`` (an array's as Python values)."""
     if isinstance(v, (list, tuple)):
         return v
-    if isinstance(v, range):
+    if isinstance(v, range) or (_other_sequence(v) and not hasattr(v, "tolist")):
         return list(v)
     try:
         if hasattr(v, "tolist"):
