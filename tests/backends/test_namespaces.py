@@ -142,3 +142,29 @@ def test_array_api_strict_at_every_api_version_with_eye() -> None:
             assert got.dtype == xp.float64
             device = xp.asarray(0).device
             assert eyelike.eye(2, xp=xp, device=device).device == device
+
+
+def test_ndonnx_unknown_batch_sizes_stay_unknown() -> None:
+    """A lazy array whose batch size is not known yet (None, as the standard
+    allows): its eye too, wherever its own zeros_like works. The matrix's
+    sizes must be known (its rows and columns are built)."""
+    ndx = pytest.importorskip("ndonnx")
+    ort = pytest.importorskip("onnxruntime")
+    x = ndx.argument(shape=(None, 3, 4), dtype=ndx.float32)
+    k = ndx.argument(shape=(None,), dtype=ndx.int64)
+    outputs = {
+        "scalar": eyelike.eye_like(x, k=1),
+        "lazy k": eyelike.eye_like(x, k=k),
+        "host k": eyelike.eye_like(x, k=[2], dtype=ndx.int8),
+    }
+    assert all(v.shape == (None, 3, 4) for v in outputs.values())
+    model = ndx.build({"x": x, "k": k}, outputs)
+    session = ort.InferenceSession(model.SerializeToString())
+    inputs = {"x": np.zeros((2, 3, 4), np.float32), "k": np.array([0, 2])}
+    got = dict(zip(outputs, session.run(None, inputs), strict=True))
+    np.testing.assert_array_equal(got["scalar"], reference((2,), 3, 4, 1))
+    np.testing.assert_array_equal(got["lazy k"], reference((2,), 3, 4, [0, 2]))
+    assert got["host k"].dtype == np.int8
+    np.testing.assert_array_equal(got["host k"], reference((2,), 3, 4, 2))
+    with pytest.raises(ValueError, match="x must have a known shape"):
+        eyelike.eye_like(ndx.argument(shape=(2, None, 4), dtype=ndx.float32))

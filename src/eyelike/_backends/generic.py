@@ -51,7 +51,20 @@ class GenericBackend(Backend):
             self.name = str(getattr(xp, "__name__", "array_api"))
         self._storage: dict[Any, str] = {}
 
+    def shape_of(self, x: Any, name: str) -> tuple[int, ...]:
+        # A lazy namespace may not know a size yet (None, as the standard
+        # allows): a batch size its engine will know, or a k's. The matrix's
+        # must be known, to build its rows and columns.
+        shape = tuple(x.shape)
+        if None not in shape or (
+            name == "x" and len(shape) >= 2 and None in shape[-2:]
+        ):
+            return super().shape_of(x, name)
+        return shape
+
     def eye(self, build: Build) -> Any:
+        if build.like is not None and None in build.shape:
+            return unknown_batch(self._xp, build)
         return array_api_eye(
             self._xp, build.shape, build.k, build.dtype, build.device, build.out
         )
@@ -125,6 +138,23 @@ class GenericBackend(Backend):
                     found = "other"
             self._storage[device] = found
         return found
+
+
+def unknown_batch(xp: Any, build: Build) -> Any:
+    """The eye like ``build.like``, a lazy array whose batch sizes are not
+    known yet: its own ``zeros_like``, plus one matrix's eye (or the mask of
+    each offset ``k``), broadcast over it by the namespace's engine."""
+    needs(xp, build.k, build.out)
+    named = _Named(xp)
+    n_rows, n_cols = build.shape[-2:]
+    if isinstance(build.k, int):
+        part = named.eye(n_rows, n_cols, k=build.k, dtype=build.dtype)
+    else:
+        rows = named.arange(n_rows, dtype=named.int64)
+        cols = named.arange(n_cols, dtype=named.int64)
+        k = named.asarray(build.k, dtype=named.int64)[..., None, None]
+        part = named.astype((cols[None, :] - rows[:, None]) == k, build.dtype)
+    return named.zeros_like(build.like, dtype=build.dtype) + part
 
 
 def _numeric(xp: Any, dtype: Any) -> bool:

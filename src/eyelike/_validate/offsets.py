@@ -126,13 +126,14 @@ def check_broadcast(shape: tuple[Any, ...], batch: tuple[int, ...]) -> None:
 
 def _broadcasts_to(shape: tuple[int, ...], batch: tuple[int, ...]) -> bool:
     """Whether ``shape`` broadcasts to exactly ``batch`` (plain comparisons,
-    which torch.compile can trace with symbolic sizes too)."""
+    which torch.compile can trace with symbolic sizes too). A size a lazy
+    namespace does not know yet (None) is left to its engine."""
     if len(shape) > len(batch):
         return False
     tail = batch[len(batch) - len(shape) :]
     # ``s == b`` first: for one symbolic size it is True at once, where
     # ``s == 1`` would be a guard that the size is not 1.
-    return all(s == b or s == 1 for s, b in zip(shape, tail, strict=True))
+    return all(s == b or s == 1 or b is None for s, b in zip(shape, tail, strict=True))
 
 
 def _scalar(k: Any) -> int:

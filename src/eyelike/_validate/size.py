@@ -103,9 +103,13 @@ def checked_bytes(shape: tuple[int, ...], itemsize: int) -> int | None:
     Sizes known only when the program runs (symbolic) are not checked: a
     comparison would become a guard of the exported or compiled program,
     fixed by the machine that made it; the library's own allocation judges
-    them when it runs.
+    them when it runs. So are sizes a lazy namespace does not know yet
+    (None, as the standard allows), whose engine bounds its own memory.
     """
-    n = math.prod(shape)
+    try:
+        n = math.prod(shape)
+    except TypeError:  # an unknown size (None): no product
+        return None
     if type(n) is not int:  # a symbolic size makes the product symbolic
         return None
     if n > INT64_MAX:
