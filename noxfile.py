@@ -87,11 +87,12 @@ def tests_oldest(session: nox.Session) -> None:
 
 @nox.session(python=PINNED_PYTHON, default=False)
 def namespaces(session: nox.Session) -> None:
-    """Third-party Array API namespaces through the generic path (and
-    cubed's backend): the conformance matrix's forms on each, and their own
-    tests (``requirements/namespaces.txt``: the test set and these)."""
+    """Third-party Array API namespaces through the generic path (pydata
+    sparse, ndonnx, marray, mlx) and cubed's backend: the conformance
+    matrix's forms on each, and their own tests
+    (``requirements/namespaces.txt``: the test set and these)."""
     install_locked(session, "namespaces")
-    libs = " or ".join(("sparse", "ndonnx", "marray", "cubed"))
+    libs = " or ".join(("sparse", "ndonnx", "marray", "cubed", "mlx"))
     session.run(
         "pytest",
         "tests/backends/test_namespaces.py",

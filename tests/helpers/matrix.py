@@ -49,9 +49,12 @@ def _int_dtypes(lib: Any) -> list[str]:
 
 def _lib_name(lib: Any) -> str:
     name = lib.__name__
-    return {"jax.numpy": "jax", "dask.array": "dask", "marray.numpy": "marray"}.get(
-        name, name
-    )
+    return {
+        "jax.numpy": "jax",
+        "dask.array": "dask",
+        "marray.numpy": "marray",
+        "mlx.core": "mlx",
+    }.get(name, name)
 
 
 def _full(lib: Any, shape: tuple[int, ...], dtype: Any) -> Any:
@@ -215,6 +218,8 @@ def default_dtype(lib: Any) -> str:
         import jax
 
         return "float64" if jax.config.jax_enable_x64 else "float32"
+    if name == "mlx":  # (its inspection API's)
+        return "float32"
     return "float64"
 
 
@@ -332,6 +337,7 @@ MODES: list[Mode] = [
     Mode("ndonnx", "eager"),
     Mode("marray", "eager"),
     Mode("cubed", "lazy"),
+    Mode("mlx", "eager"),
 ]
 
 LIBS = {
@@ -345,6 +351,7 @@ LIBS = {
     "ndonnx": "ndonnx",
     "marray": "marray",  # (its namespace over NumPy's: `lib_or_skip`)
     "cubed": "cubed",
+    "mlx": "mlx.core",
 }
 
 
@@ -524,6 +531,14 @@ REFUSALS: list[Refusal] = [
 # Cells that fail today, each group with what goes wrong: open work, run as
 # strict xfails (a fixed cell fails the run until it leaves this list).
 KNOWN_GAPS: list[tuple[str, tuple[str, ...], tuple[str, ...], tuple[str, ...], str]] = [
+    (
+        "mlx",
+        ("eager",),
+        ("device",),
+        ("the namespace's default",),
+        "mlx's eye takes no device= (a stream= of its own): the call fails "
+        "naming mlx.core.eye, a RuntimeError, not a refusal naming device",
+    ),
     (
         "torch",
         ("compile dynamic",),

@@ -51,6 +51,10 @@ class GenericBackend(Backend):
             self.name = str(getattr(xp, "__name__", "array_api"))
         self._storage: dict[Any, str] = {}
 
+    def device_of(self, x: Any) -> Any:
+        # (mlx's arrays have no device attribute: the namespace's default.)
+        return getattr(x, "device", None)
+
     def shape_of(self, x: Any, name: str) -> tuple[int, ...]:
         # A lazy namespace may not know a size yet (None, as the standard
         # allows): a batch size its engine will know, or a k's. The matrix's
@@ -312,5 +316,6 @@ def _build(
     cols = xp.arange(n_cols, dtype=index_dtype, **where)
     diff = cols[None, :] - rows[:, None]
     mask = diff == xp.asarray(k, dtype=index_dtype, **where)[..., None, None]
-    # ``copy=True``: a fresh, writeable array, never a broadcast view.
-    return xp.astype(xp.broadcast_to(mask, shape), dtype, copy=True)
+    # A fresh, writeable array, never a broadcast view: the standard's
+    # astype copies unless told copy=False (unsaid: mlx's has no copy=).
+    return xp.astype(xp.broadcast_to(mask, shape), dtype)
