@@ -10,6 +10,7 @@ written; a failure while writing is an ``OSError`` for the caller to report
 from __future__ import annotations
 
 import contextlib
+import io
 import os
 import stat
 import tempfile
@@ -122,7 +123,12 @@ def write(
                 # pipe or a full disk would not say so.
                 np.save(_Writer(f), values, allow_pickle=False)
             else:
-                np.savez(f, eye=values)  # np.load(file)["eye"]
+                # Made in memory, then written at once: NumPy 1.26's savez
+                # leaves its ZipFile open when a write fails, whose __del__
+                # then raises into whatever runs next.
+                archive = io.BytesIO()
+                np.savez(archive, eye=values)  # np.load(file)["eye"]
+                f.write(archive.getbuffer())
 
     else:
 
