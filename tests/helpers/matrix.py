@@ -323,6 +323,12 @@ MODES: list[Mode] = [
         "2023.12",
         context=_strict_flags(api_version="2023.12"),
     ),
+    # (No inspection API: asking for one raises.)
+    Mode(
+        "array_api_strict",
+        "2022.12",
+        context=_strict_flags(api_version="2022.12"),
+    ),
     Mode(
         "array_api_strict",
         "no data-dependent shapes",

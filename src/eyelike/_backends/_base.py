@@ -254,7 +254,16 @@ class Backend:
             # but uint64's past 2**63).
             return xp.clip(xp.astype(k, index), -n_rows, n_cols)
         info = xp.iinfo(k.dtype)
-        clamped = xp.clip(k, max(-n_rows, info.min), min(n_cols, info.max))
+        lo, hi = max(-n_rows, info.min), min(n_cols, info.max)
+        if namespace_info(xp) is None:
+            # Before the standard's 2023.12 (no inspection API, and no
+            # clip): two wheres, of arrays (scalars came in 2024.12).
+            device = self.device_of(k)
+            low = xp.asarray(lo, dtype=k.dtype, device=device)
+            high = xp.asarray(hi, dtype=k.dtype, device=device)
+            clamped = xp.where(k < low, low, xp.where(k > high, high, k))
+        else:
+            clamped = xp.clip(k, lo, hi)
         return xp.astype(clamped, index)
 
     def _on_host(self, device: Any) -> bool:
