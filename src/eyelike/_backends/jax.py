@@ -25,7 +25,7 @@ from .._validate import dtypes as _dtypes
 from .._validate import size as _size
 from .._validate.text import no_usable_device, show
 from ._base import Backend, Build
-from .generic import check_index_fits
+from .reference import check_index_fits
 
 __all__ = ["JaxBackend"]
 

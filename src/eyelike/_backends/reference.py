@@ -1,0 +1,195 @@
+"""The reference build: an eye on any Array API namespace, from what it has,
+written without in-place writes so that it runs on any (the generic
+backend's, array-api-strict's, and JAX's index check).
+
+What a namespace needs (the README lists it): ``eye``, ``zeros``,
+``broadcast_to`` and ``asarray`` for one offset; for one offset per matrix,
+``arange``, ``astype`` and ``==`` (the mask ``col - row == k``), or, given
+``k`` as host values, ``stack`` and ``reshape`` (the eyes of its distinct
+offsets, stacked: a sparse namespace has no ``arange``); item assignment
+(``out[...] = ...``) for ``out=``. Each is decided by its presence before
+anything is built; what is missing is named in a ``TypeError``, and a
+function that is there but fails on the standard's call is named in a
+``RuntimeError`` chained to its own. Optional keywords (``device=``) are
+passed only where the caller gave them.
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Any
+
+import numpy as np
+
+from ._base import Build, namespace_info
+
+__all__ = ["array_api_eye", "check_index_fits", "needs", "on", "unknown_batch"]
+
+
+def on(device: Any) -> dict[str, Any]:
+    """``device=`` for a namespace call, only where one was asked for."""
+    return {} if device is None else {"device": device}
+
+
+def check_index_fits(n_rows: int, n_cols: int, index: Any, limit: int) -> None:
+    """Refuse a matrix whose rows or columns the index dtype cannot count
+    (an arange or iota would wrap: JAX without x64)."""
+    if max(n_rows, n_cols) > limit:
+        name = "n_rows" if n_rows > limit else "n_cols"
+        msg = (
+            f"{name}={max(n_rows, n_cols)} exceeds this namespace's index type "
+            f"({index}, at most {limit})"
+        )
+        raise ValueError(msg)
+
+
+class _Named:
+    """A namespace whose functions, failing, say which one failed: the error
+    names the namespace and the function (its own chained)."""
+
+    def __init__(self, xp: Any) -> None:
+        self._xp = xp
+
+    def __getattr__(self, name: str) -> Any:
+        found = getattr(self._xp, name, None)
+        if found is None:
+            msg = f"{self._xp.__name__} has no {name}, which eyelike needs here"
+            raise TypeError(msg)
+        if not callable(found) or isinstance(found, type):
+            return found
+        module = self._xp.__name__
+
+        def call(*args: Any, **kwargs: Any) -> Any:
+            try:
+                return found(*args, **kwargs)
+            except MemoryError:
+                raise
+            except Exception as exc:
+                msg = (
+                    f"{module}.{name} failed on a call the Array API standard "
+                    f"defines ({type(exc).__name__}: {exc})"
+                )
+                raise RuntimeError(msg) from exc
+
+        return call
+
+
+def needs(xp: Any, k: Any, out: Any) -> None:
+    """Refuse, before anything is built, a call that needs what ``xp`` lacks:
+    a per-matrix ``k`` with neither ``arange`` nor (for host values) ``stack``
+    and ``reshape``; an ``out`` with no item assignment."""
+    if out is not None and not hasattr(type(out), "__setitem__"):
+        msg = (
+            f"out: {xp.__name__} arrays have no item assignment, so out "
+            f"cannot be filled in place; take the result instead"
+        )
+        raise TypeError(msg)
+    if isinstance(k, int) or hasattr(xp, "arange"):
+        return
+    if not isinstance(k, np.ndarray):
+        msg = (
+            f"k: {xp.__name__} has no arange to build a mask from k, a "
+            f"{xp.__name__} array; give k as a Python sequence or NumPy array"
+        )
+        raise TypeError(msg)
+    lacking = [f for f in ("stack", "reshape") if not hasattr(xp, f)]
+    if lacking:
+        msg = (
+            f"k: one offset per matrix needs {xp.__name__}.arange, or "
+            f"{' and '.join(lacking)}, which it lacks; give one int k"
+        )
+        raise TypeError(msg)
+
+
+def array_api_eye(
+    xp: Any,
+    shape: tuple[int, ...],
+    k: Any,
+    dtype: Any,
+    device: Any,
+    out: Any | None,
+) -> Any:
+    """The reference implementation, on any Array API namespace ``xp``.
+
+    Written without in-place writes, so it runs on any namespace: one
+    offset takes the namespace's own ``eye``, copied over the batch; one
+    offset per matrix the mask ``col - row == k``, built once per matrix
+    shape and broadcast over the batch, then cast to the requested dtype
+    (or, without ``arange``, the eyes of ``k``'s distinct offsets, stacked
+    per matrix). ``k`` is a Python int or an integer array (of ``xp``, or NumPy's
+    host values), already clamped into ``[-n_rows, n_cols]`` so it fits the
+    namespace's index dtype.
+    """
+    needs(xp, k, out)
+    result = _build(xp, _Named(xp), shape, k, dtype, on(device))
+    if out is None:
+        return result
+    try:
+        out[...] = result
+    except MemoryError:
+        raise
+    except Exception as exc:
+        msg = f"{xp.__name__}: out[...] = eye failed ({type(exc).__name__}: {exc})"
+        raise RuntimeError(msg) from exc
+    return out
+
+
+def _build(
+    raw: Any,
+    xp: Any,
+    shape: tuple[int, ...],
+    k: Any,
+    dtype: Any,
+    where: dict[str, Any],
+) -> Any:
+    """A fresh eye of ``shape`` (see `array_api_eye`), by the functions of
+    ``xp`` (``raw``, each failure named)."""
+    if math.prod(shape) == 0:  # nothing to write: no (R, C) scratch either
+        return xp.zeros(shape, dtype=dtype, **where)
+    n_rows, n_cols = shape[-2:]
+    if isinstance(k, int):
+        # The standard's own eye for one matrix, copied over the batch: the
+        # namespace's idiom, and the fewest calls (each costs on a wrapper).
+        matrix = xp.eye(n_rows, n_cols, k=k, dtype=dtype, **where)
+        if len(shape) == 2:
+            return matrix
+        return xp.asarray(xp.broadcast_to(matrix, shape), copy=True)
+    if not hasattr(raw, "arange"):
+        # The eye of each distinct offset, gathered by index: no dense
+        # scratch where the namespace is sparse.
+        values, index = np.unique(
+            np.broadcast_to(k, shape[:-2]).reshape(-1), return_inverse=True
+        )
+        eyes = [xp.eye(n_rows, n_cols, k=int(v), dtype=dtype, **where) for v in values]
+        # (Stacked by reference, a matrix each: sparse's take refuses its own
+        # index arrays.)
+        return xp.reshape(xp.stack([eyes[i] for i in index]), shape)
+    info = namespace_info(raw)
+    index_dtype = (
+        raw.int64 if info is None else info.default_dtypes(**where)["indexing"]
+    )
+    check_index_fits(n_rows, n_cols, index_dtype, xp.iinfo(index_dtype).max)
+    rows = xp.arange(n_rows, dtype=index_dtype, **where)
+    cols = xp.arange(n_cols, dtype=index_dtype, **where)
+    diff = cols[None, :] - rows[:, None]
+    mask = diff == xp.asarray(k, dtype=index_dtype, **where)[..., None, None]
+    # A fresh, writeable array, never a broadcast view: the standard's
+    # astype copies unless told copy=False (unsaid: mlx's has no copy=).
+    return xp.astype(xp.broadcast_to(mask, shape), dtype)
+
+
+def unknown_batch(xp: Any, build: Build) -> Any:
+    """The eye like ``build.like``, a lazy array whose batch sizes are not
+    known yet: its own ``zeros_like``, plus one matrix's eye (or the mask of
+    each offset ``k``), broadcast over it by the namespace's engine."""
+    needs(xp, build.k, build.out)
+    named = _Named(xp)
+    n_rows, n_cols = build.shape[-2:]
+    if isinstance(build.k, int):
+        part = named.eye(n_rows, n_cols, k=build.k, dtype=build.dtype)
+    else:
+        rows = named.arange(n_rows, dtype=named.int64)
+        cols = named.arange(n_cols, dtype=named.int64)
+        k = named.asarray(build.k, dtype=named.int64)[..., None, None]
+        part = named.astype((cols[None, :] - rows[:, None]) == k, build.dtype)
+    return named.zeros_like(build.like, dtype=build.dtype) + part
