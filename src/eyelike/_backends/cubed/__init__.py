@@ -29,7 +29,8 @@ from ..._validate.dtypes import is_ml_dtype
 from ..._validate.text import show
 from .. import numpy as _numpy
 from .._base import Backend, Build
-from .chunks import Chunks, default_limit, fits, k_chunks, library, out_chunks
+from ..dask.chunks import k_chunks  # (the same rule: k's chunks follow the batch's)
+from .chunks import Chunks, default_limit, fits, library, out_chunks
 
 __all__ = ["CubedBackend", "eye"]
 

@@ -25,7 +25,7 @@ import numpy as np
 from ..._validate.integers import is_bool_like
 from ..._validate.text import show
 
-__all__ = ["Chunks", "default_limit", "fits", "k_chunks", "library", "out_chunks"]
+__all__ = ["Chunks", "default_limit", "fits", "library", "out_chunks"]
 
 Chunks = tuple[tuple[int, ...], ...]
 
@@ -178,13 +178,3 @@ def out_chunks(
             why = f"cubed's chunks are regular; this gives {show(tuple(dim), 60)}"
             raise _bad(chunks, shape, why)
     return tuple(tuple(int(c) for c in dim) for dim in normal)
-
-
-def k_chunks(k_shape: tuple[int, ...], batch: tuple[int, ...], bc: Chunks) -> Chunks:
-    """Chunks for ``k`` (its dims aligned with the last batch dims): those of
-    the output where ``k`` has the full size, one block where it broadcasts."""
-    offset = len(batch) - len(k_shape)
-    return tuple(
-        bc[offset + j] if size == batch[offset + j] else (size,)
-        for j, size in enumerate(k_shape)
-    )
