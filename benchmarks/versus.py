@@ -8,7 +8,9 @@ The other revision's package is unpacked (``git archive``) into a temporary
 folder under another name and imported beside this one. Each case is timed
 for both in each round, each first in turn, so a burst of noise on a
 shared machine lands on both alike; the table gives the medians over the
-rounds, and the median of each round's own ratio (new / old). Where torch is
+rounds, and the median of each round's own ratio (new / old): the small
+calls, and one offset per matrix at a data loader's batch sizes. The calls
+clients make are timed beside the library's own, for both. Where torch is
 installed, it also counts the guards torch.compile checks on each call of
 a compiled function calling each version (counted in torch's guard log).
 """
@@ -24,11 +26,12 @@ import tempfile
 import timeit
 import warnings
 from collections.abc import Callable
+from functools import partial
 from pathlib import Path
 from types import ModuleType
 from typing import Any
 
-__all__ = ["cases", "main", "unpack"]
+__all__ = ["cases", "clients", "collate", "main", "unpack"]
 
 ROOT = Path(__file__).resolve().parents[1]
 LIBRARIES = ("numpy", "torch", "jax", "array_api_strict")
@@ -84,6 +87,37 @@ def cases(m: Any, libraries: set[str]) -> dict[str, Callable[[], Any]]:
             "jax eye(3)": lambda: m.eye(3, xp=jnp).block_until_ready(),
             "jax eye_like 3x3": lambda: m.eye_like(j).block_until_ready(),
         }
+    return found | collate(m, libraries)
+
+
+# A data loader's batches (matrices, size) with one offset per matrix: the
+# CPU table's collate sizes (``benchmarks.cases``).
+COLLATE = ((2, 3), (32, 8), (256, 3), (32, 32))
+
+
+def collate(m: Any, libraries: set[str]) -> dict[str, Callable[[], Any]]:
+    """Per-matrix ``k`` (int64, of the result's library) at the collate
+    sizes, float32, on NumPy and torch where installed."""
+    import numpy as np
+
+    found: dict[str, Callable[[], Any]] = {}
+    torch = _optional("torch") if "torch" in libraries else None
+    for batch, n in COLLATE:
+        k = np.arange(batch, dtype=np.int64) % (2 * n - 1) - (n - 1)
+        name = f"{batch}x{n}x{n} float32 k per matrix"
+        if "numpy" in libraries:
+            found[f"numpy {name}"] = partial(
+                m.eye, n, k=k, batch_shape=batch, dtype=np.float32
+            )
+        if torch is not None:
+            found[f"torch {name}"] = partial(
+                m.eye,
+                n,
+                k=torch.as_tensor(k),
+                batch_shape=batch,
+                dtype=torch.float32,
+                xp=torch,
+            )
     return found
 
 
@@ -203,6 +237,8 @@ def main(argv: list[str] | None = None) -> int:
         print(f"# {args.rounds} rounds, new/old the median round's; < 1 is faster")
         for name in old_cases:
             number = 300 if "jax" in name or "compile" in name else 2000
+            if "per matrix" in name:
+                number = 100 if "32x32" in name else 500
             before, after = [], []
             for i in range(args.rounds):
                 # Each first in turn: a round's first call may run on colder
@@ -216,18 +252,23 @@ def main(argv: list[str] | None = None) -> int:
             b, a = statistics.median(before), statistics.median(after)
             ratio = statistics.median(n / o for n, o in zip(after, before, strict=True))
             print(f"{name:34s} old {b:8.3f} us  new {a:8.3f} us  new/old {ratio:5.3f}")
-        print("# eyelike here against the library's own call, as clients make it")
-        for name, (ours, own) in clients(eyelike, libraries).items():
+        print("# eyelike here and at the revision against the library's own call,")
+        print("# as clients make it; new/old: the ratio of the two ratios")
+        olds, news = clients(old, libraries), clients(eyelike, libraries)
+        for name, (ours, own) in news.items():
+            then: list[float] = []
             mine: list[float] = []
             theirs: list[float] = []
             for i in range(args.rounds):
-                pair = [(ours, mine), (own, theirs)]
-                for fn, into in pair[::-1] if i % 2 else pair:
+                trio = [(olds[name][0], then), (ours, mine), (own, theirs)]
+                for fn, into in trio[::-1] if i % 2 else trio:
                     into.append(_per_call(fn, 2000))
-            ratio = statistics.median(a / b for a, b in zip(mine, theirs, strict=True))
+            now = statistics.median(a / b for a, b in zip(mine, theirs, strict=True))
+            before = statistics.median(a / b for a, b in zip(then, theirs, strict=True))
             print(
                 f"{name:44s} eyelike {statistics.median(mine):7.3f} us  own "
-                f"{statistics.median(theirs):7.3f} us  ratio {ratio:5.2f}"
+                f"{statistics.median(theirs):7.3f} us  ratio {now:5.2f}  "
+                f"(at the revision {before:5.2f}; new/old {now / before:5.3f})"
             )
         torch = _optional("torch") if "torch" in libraries else None
         if torch is not None:

@@ -1,9 +1,10 @@
 """The public front end: `eye` and `eye_like`, their signatures, types and
 documentation. Each finds its backend (of ``xp``, ``out`` or ``x``) in the
-registry, once, and offers it the common small call (`Backend.small_eye`);
-every other call goes, with that backend, through the pipeline
-(``_pipeline``): each argument checked once, then the build. Nothing here
-knows which library it is talking to.
+registry, once; offers a call that the one gate (``_validate.gate``) lets
+through to the backend's short path (`Backend.short_eye`); and sends every
+other call, with that backend, through the pipeline (``_pipeline``): each
+argument checked once, then the build. Nothing here knows which library it
+is talking to.
 """
 
 from __future__ import annotations
@@ -13,6 +14,7 @@ from typing import TYPE_CHECKING, Any, SupportsIndex, overload
 from ._backends import DEFAULT, backend_of_array, backend_of_namespace
 from ._pipeline import eye as _pipeline_eye
 from ._pipeline import eye_like as _pipeline_eye_like
+from ._validate.gate import admit
 
 if TYPE_CHECKING:  # the types of the overloads (the rules: in _typing)
     import cupy
@@ -279,18 +281,20 @@ def eye(
     if (
         chunks is None
         and order is None
-        and (out is None or (xp is None and backend._small_out))
+        and (out is None or (xp is None and backend._short_out))
     ):
-        # The common small call, where the backend has a short path.
+        # The short path, where the gate (`admit`) lets the call through.
         batch = batch_shape
-        if type(batch) is int and batch >= 0:
+        if type(batch) is int:
             batch = (batch,)  # (the pipeline reads the caller's own)
         if type(batch) is tuple:
             cols = n_rows if n_cols is None else n_cols
             shape = (*batch, n_rows, cols) if batch else (n_rows, cols)
-            small = backend.small_eye(shape, k, dtype, None, device, out)
-            if small is not None:
-                return small
+            settled = admit(shape, k)
+            if settled is not None:
+                short = backend.short_eye(shape, settled, dtype, None, device, out)
+                if short is not None:
+                    return short
     return _pipeline_eye(
         backend,
         n_rows=n_rows,
@@ -381,9 +385,15 @@ def eye_like(x: Any, /, *, k: Any = 0, dtype: Any = None, out: Any = None) -> An
            [1., 0., 0.]], dtype=float32)
     """
     backend = backend_of_array(x, "x")
-    if out is None or backend._small_out:
-        want = x.dtype if dtype is None and out is None else dtype  # (out: its own)
-        small = backend.small_eye(None, k, want, x, None, out)
-        if small is not None:
-            return small
+    if out is None or backend._short_out:
+        # The short path, where x's library knows its type and the gate
+        # (`admit`) lets the call through.
+        shape = backend._short_shape(x)
+        if shape is not None:
+            settled = admit(shape, k)
+            if settled is not None:
+                want = x.dtype if dtype is None and out is None else dtype
+                short = backend.short_eye(shape, settled, want, x, None, out)
+                if short is not None:
+                    return short
     return _pipeline_eye_like(backend, x=x, k=k, dtype=dtype, out=out)

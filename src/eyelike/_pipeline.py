@@ -1,6 +1,7 @@
-"""The general path of `eye` and `eye_like`: every call the short path
-(`Backend.small_eye`) declines comes here with its backend, found once by
-the front end, and goes through the same steps in the same order:
+"""The general path of `eye` and `eye_like`: every call that the gate
+(``_validate.gate``) or the short path (`Backend.short_eye`) declines
+comes here with its backend, found once by the front end, and goes through
+the same steps in the same order:
 
 1. the counts, batch shape and device (`eye`), or ``x``'s shape (`eye_like`);
 2. the keywords the library may not take (``chunks``, ``order``);

@@ -35,7 +35,7 @@ CONTRACT = {
     "shape_of",
     "dtype",
     "to_numpy",
-    "small_eye",
+    "short_eye",
     "eye",
 }
 

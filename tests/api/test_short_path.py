@@ -3,7 +3,7 @@ general path gives: the same array (values, dtype, shape, device, a fresh
 contiguous one), or the same exception with the same message, on every input
 the fuzzers make.
 
-``eye`` and ``eye_like`` try ``Backend.small_eye`` first, the one hook
+``eye`` and ``eye_like`` try ``Backend.short_eye`` first, the one hook
 through which the front end offers it (NumPy's, torch's and
 array-api-strict's answer; the others always decline; NumPy's alone takes
 an ``out``) and fall back to the general path when it declines (returns
@@ -34,6 +34,7 @@ import eyelike
 from eyelike._backends import DEFAULT, backend_of_array, backend_of_namespace
 from eyelike._backends._base import Backend
 from eyelike._backends.numpy import NumPyBackend
+from eyelike._validate.gate import admit
 
 needs_torch = pytest.mark.skipif(torch is None, reason="needs torch")
 
@@ -59,13 +60,29 @@ def _result(call: Callable[[], Any]) -> tuple[str, Any]:
         return "raised", (type(exc), str(exc))
 
 
+def _short(
+    backend: Backend, shape: Any, k: Any, dtype: Any, like: Any, device: Any, out: Any
+) -> Any:
+    """The front end's short path on these arguments, as it takes them:
+    ``like``'s shape (`_short_shape`), the gate, then `short_eye`; None
+    where one of them declines."""
+    if like is not None:
+        shape = backend._short_shape(like)
+        if shape is None:
+            return None
+    settled = admit(shape, k)
+    if settled is None:
+        return None
+    return backend.short_eye(shape, settled, dtype, like, device, out)
+
+
 def _declined(short: tuple[str, Any]) -> bool:
     return short[0] == "returned" and short[1] is None
 
 
 def _general(backend: Backend, call: Callable[[], Any]) -> tuple[str, Any]:
     """``call`` with ``backend``'s short path declining everything."""
-    with mock.patch.object(type(backend), "small_eye", return_value=None):
+    with mock.patch.object(type(backend), "short_eye", return_value=None):
         return _result(call)
 
 
@@ -114,7 +131,7 @@ def _compare_eye(
     if type(dims) is not tuple:
         return False  # the general path alone decides
     shape = (*dims, n_rows, n_rows if n_cols is None else n_cols)
-    short = _result(lambda: backend.small_eye(shape, k, dtype, None, device, None))
+    short = _result(lambda: _short(backend, shape, k, dtype, None, device, None))
     if _declined(short):
         return False  # the general path alone decides
     general = _general(
@@ -132,7 +149,7 @@ def _compare_eye_like(x: Any, k: Any, dtype: Any) -> bool:
     ran."""
     backend = backend_of_array(x)
     want = x.dtype if dtype is None else dtype
-    short = _result(lambda: backend.small_eye(None, k, want, x, None, None))
+    short = _result(lambda: _short(backend, None, k, want, x, None, None))
     if _declined(short):
         return False
     _same(short, _general(backend, lambda: eyelike.eye_like(x, k=k, dtype=dtype)))
@@ -183,7 +200,6 @@ def test_short_path_takes_the_common_calls() -> None:
     taken = [
         _compare_eye(3, None, 0, None),
         _compare_eye(2, 5, -1, "int8"),
-        _compare_eye(0, 7, 9, np.float32),
         _compare_eye(256, 256, 10**30, "bool"),
         _compare_eye_like(np.empty((3, 3)), 0, None),
     ]
@@ -193,16 +209,19 @@ def test_short_path_takes_the_common_calls() -> None:
     assert _compare_eye(300, None, -2, "int8", batch=(2,))
     assert _compare_eye(3, None, 1, None, batch=(2,))  # a small batch
     assert _compare_eye(3, None, -1, "int8", batch=4)
-    assert _compare_eye(3, None, 0, None, batch=(0, 2))
-    assert not _compare_eye(3, None, [0, 1], None, batch=(2,))  # per-matrix k
-    assert not _compare_eye(10**6, None, 0, None, batch=(0,))  # empty: general
+    # Empty outputs: the general path's, one policy for every library.
+    assert not _compare_eye(0, 7, 9, np.float32)
+    assert not _compare_eye(3, None, 0, None, batch=(0, 2))
+    assert not _compare_eye(10**6, None, 0, None, batch=(0,))
+    assert not _compare_eye_like(np.empty((2, 0, 3)), 0, None)
+    assert not _compare_eye(3, None, [0, 1], None, batch=(2,))  # a list k
     assert not _compare_eye(1, None, 0, None, batch=(1,) * 63)  # too many dims
     assert _compare_eye(3, None, 0, "float64", device="cpu")  # NumPy's one device
     assert not _compare_eye(3, None, 0, None, device="gpu")
     assert not _compare_eye_like(np.empty(3), 0, None)  # rank 1: general
     assert _compare_eye_like(np.empty((2, 3, 3)), 0, None)  # a small batch
     assert not _compare_eye_like(np.empty((300, 3, 3)), [0] * 300, None)
-    assert DEFAULT.small_eye((3, 3), 0, None, None, None, None) is not None
+    assert DEFAULT.short_eye((3, 3), 0, None, None, None, None) is not None
 
 
 def test_numpy_short_path_declines_what_memory_cannot_hold(
@@ -217,7 +236,12 @@ def test_numpy_short_path_declines_what_memory_cannot_hold(
     assert not _compare_eye(512, None, 0, "float64", batch=(4,))
     with pytest.raises(MemoryError, match="more than this machine's"):
         eyelike.eye(512, batch_shape=4)
-    assert _compare_eye(256, None, 0, "float64", batch=(2,))  # 1 MiB: fits
+    # 1 MiB in float64 fits, but not at the gate's bound (the widest item
+    # and scratch, 32 bytes an element): the general path builds it.
+    assert not _compare_eye(256, None, 0, "float64", batch=(2,))
+    assert eyelike.eye(256, batch_shape=2).shape == (2, 256, 256)
+    monkeypatch.setattr(size, "physical_memory", lambda: 4 << 20)
+    assert _compare_eye(256, None, 0, "float64", batch=(2,))
 
 
 @needs_torch
@@ -318,10 +342,10 @@ def _compare_out(
         n_rows, n_cols = args if len(args) == 2 else (args[0], None)
         shape = (*dims, n_rows, n_rows if n_cols is None else n_cols)
         device = keywords.get("device")
-        short = _result(lambda: DEFAULT.small_eye(shape, k, dtype, None, device, mine))
+        short = _result(lambda: _short(DEFAULT, shape, k, dtype, None, device, mine))
         call = lambda: eyelike.eye(*args, **keywords, out=theirs)  # noqa: E731
     else:
-        short = _result(lambda: DEFAULT.small_eye(None, k, dtype, like, None, mine))
+        short = _result(lambda: _short(DEFAULT, None, k, dtype, like, None, mine))
         call = lambda: eyelike.eye_like(like, **keywords, out=theirs)  # noqa: E731
     if _declined(short):
         assert _untouched(mine, make_out())
@@ -447,14 +471,14 @@ def test_out_short_path_takes_the_common_calls() -> None:
     # The dtype's check is the short path's too: the general path's error.
     assert _compare_out(out((3, 3), "object"), (3,))
     with pytest.raises(eyelike.DTypeError):
-        DEFAULT.small_eye((3, 3), 0, None, None, None, np.empty((3, 3), object))
+        DEFAULT.short_eye((3, 3), 0, None, None, None, np.empty((3, 3), object))
     assert not _compare_out(out((3, 3)), (np.int64(3),))  # a NumPy count
     assert not _compare_out(out((3, 3)), (3,), k=np.int64(0))  # a NumPy k
     assert not _compare_out(out((2, 3, 3)), (3,), batch_shape=2, k=[0, 1])
     assert not _compare_out(out((3,)), like=np.empty(3))  # rank 1
 
 
-_NUMPY_SMALL_EYE = NumPyBackend.small_eye
+_NUMPY_SHORT_EYE = NumPyBackend.short_eye
 
 
 @pytest.mark.parametrize("x_dtype", ["float32", "int8", "bool"])
@@ -479,10 +503,10 @@ def test_out_through_the_front_end(x_dtype: str, out_dtype: Any, dtype: Any) -> 
         answers: list[Any] = []
 
         def spy(*args: Any, answers: list[Any] = answers) -> Any:
-            answers.append(_NUMPY_SMALL_EYE(DEFAULT, *args))
+            answers.append(_NUMPY_SHORT_EYE(DEFAULT, *args))
             return answers[-1]
 
-        with mock.patch.object(NumPyBackend, "small_eye", side_effect=spy):
+        with mock.patch.object(NumPyBackend, "short_eye", side_effect=spy):
             short = _result(lambda: call(mine))  # noqa: B023
         general = _general(DEFAULT, lambda: call(theirs))  # noqa: B023
         assert short[0] == general[0]
@@ -501,9 +525,9 @@ def test_out_short_path_declines_what_memory_cannot_hold(
     from eyelike._validate import size
 
     out = np.zeros((4, 512, 512))
-    assert DEFAULT.small_eye((4, 512, 512), 0, None, None, None, out) is out
+    assert _short(DEFAULT, (4, 512, 512), 0, None, None, None, out) is out
     monkeypatch.setattr(size, "physical_memory", lambda: 1 << 20)
-    assert DEFAULT.small_eye((4, 512, 512), 0, None, None, None, out) is None
+    assert _short(DEFAULT, (4, 512, 512), 0, None, None, None, out) is None
     with pytest.raises(MemoryError, match="more than this machine's"):
         eyelike.eye(512, batch_shape=4, out=out)
 
@@ -515,12 +539,12 @@ def test_the_front_end_offers_an_out_only_where_a_short_path_takes_one() -> None
     s = pytest.importorskip("array_api_strict")
     for out in (torch.zeros(2, 3, 3), s.zeros((2, 3, 3))):
         backend = backend_of_array(out)
-        assert not backend._small_out
-        with mock.patch.object(type(backend), "small_eye") as small:
+        assert not backend._short_out
+        with mock.patch.object(type(backend), "short_eye") as small:
             eyelike.eye(3, batch_shape=2, out=out)
             eyelike.eye_like(out, out=out)
         small.assert_not_called()
-    assert DEFAULT._small_out
+    assert DEFAULT._short_out
 
 
 # ----------------------------------------------------------------- torch

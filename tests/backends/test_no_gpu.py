@@ -311,7 +311,7 @@ def test_torch_device_name(
 
 
 def test_torch_device_object(torch_without_cuda: Any) -> None:
-    """A ``torch.device`` takes the short path first (`small_eye`): where
+    """A ``torch.device`` takes the short path first (`short_eye`): where
     torch cannot make it there, the general path says why."""
     torch = torch_without_cuda
     for device in (torch.device("cuda"), torch.device("cuda", 0)):

@@ -53,11 +53,13 @@ def test_a_run_prints_every_case(tmp_path: Path) -> None:
         cwd=versus.ROOT, capture_output=True, text=True, check=True, timeout=300,
     )  # fmt: skip
     rows = [line for line in done.stdout.splitlines() if not line.startswith("#")]
-    # Five against the revision, two against the library's own call.
-    assert len(rows) == 7, done.stdout
+    # Five small calls and four collate sizes against the revision; two
+    # against the library's own call (each at the revision too).
+    assert len(rows) == 11, done.stdout
     assert all(line.startswith("numpy ") for line in rows)
-    assert sum("new/old" in line for line in rows) == 5
-    assert sum(" own " in line for line in rows) == 2
+    assert sum("per matrix" in line for line in rows) == len(versus.COLLATE)
+    assert sum("new/old" in line for line in rows) == 11
+    assert sum(" own " in line and "at the revision" in line for line in rows) == 2
 
 
 def test_an_unknown_revision_is_an_error(tmp_path: Path) -> None:

@@ -12,7 +12,7 @@ The contract is ten public names. A backend declares three: ``name``,
 ``namespaces`` and ``takes``. It performs seven operations: `device`,
 `shape_of` and `dtype` check an argument each (raising the error that names
 it, before anything is allocated), `device_of` says where an array lives,
-`to_numpy` shows values on the host, and `small_eye` and `eye` build.
+`to_numpy` shows values on the host, and `short_eye` and `eye` build.
 
 Beneath them are the hooks: the few facts of a library that the pipeline's
 rules (``eyelike._validate``) need, each documented where it is defined
@@ -35,7 +35,7 @@ from .._validate import size as _size
 
 __all__ = ["Backend", "Build", "Shape", "namespace_info"]
 
-# A shape as a caller gives it, before any check (`Backend.small_eye`).
+# A shape of any entries (`Backend.short_eye`: of plain ints there).
 Shape = tuple[Any, ...]
 
 
@@ -116,8 +116,8 @@ class Backend:
     """Bytes per element of one matrix that its build holds beside the
     output for a per-matrix ``k`` (the reference build's (R, C) index
     difference and mask; a scalar ``k`` needs none)."""
-    _small_out: ClassVar[bool] = False
-    """`small_eye` may take a call with an ``out``: the front end offers it
+    _short_out: ClassVar[bool] = False
+    """`short_eye` may take a call with an ``out``: the front end offers it
     one only then, so a library whose short path declines every ``out``
     pays nothing for it."""
 
@@ -195,23 +195,26 @@ class Backend:
         """A NumPy array with ``x``'s values (copied to the host if needed)."""
         return np.asarray(x)
 
-    def small_eye(
-        self, shape: Shape | None, k: Any, dtype: Any, like: Any, device: Any, out: Any
+    def short_eye(
+        self, shape: Shape, k: Any, dtype: Any, like: Any, device: Any, out: Any
     ) -> Any:
-        """The common small call, built at once, or None for the pipeline.
+        """A call the gate let through (``eyelike._validate.gate``), built at
+        once, or None for the pipeline.
 
-        Called before any validation with the caller's own arguments, and no
-        ``chunks`` or ``order``: from `eye`, ``shape`` is
-        ``(*batch_shape, n_rows, n_cols)``, ``like`` None and ``device`` the
-        caller's (None: the default); from `eye_like`, ``shape`` is None and
-        ``like`` is its ``x`` (of this library, of any rank), with ``dtype``
-        defaulting to ``x.dtype``. ``out`` is None unless `_small_out` is
-        True; then it is the caller's ``out`` (from `eye`, an array of this
-        library; from `eye_like`, of any type, since ``x`` decided the
-        library), and ``dtype`` None means ``out``'s dtype. A backend may
-        answer only where no check of the pipeline could fail and it builds
-        exactly what the pipeline would (the tests compare the two on the
-        fuzzers' inputs). By default it declines."""
+        ``shape`` and ``k`` are the gate's: plain positive ints within the
+        rank limit and memory, and ``k`` clamped (or a per-matrix ``k`` as
+        the caller gave it). The rest is the caller's own, unchecked, with no
+        ``chunks`` or ``order``: from `eye`, ``like`` is None and ``device``
+        the caller's (None: the default); from `eye_like`, ``like`` is its
+        ``x`` (whose shape `_short_shape` gave) and ``dtype`` defaults to
+        ``x.dtype``. ``out`` is None unless `_short_out` is True; then it
+        is the caller's ``out`` (from `eye`, an array of this library; from
+        `eye_like`, of any type), and ``dtype`` None means ``out``'s dtype.
+
+        A backend answers only its own rules (dtype, device, ``out``, a
+        per-matrix ``k``'s type) and builds exactly what the pipeline would,
+        where none of them could fail; the tests compare the two on the
+        fuzzers' inputs. By default it declines."""
         return None
 
     def eye(self, build: Build) -> Any:
@@ -219,6 +222,11 @@ class Backend:
         raise NotImplementedError
 
     # ------------------------------------------- hooks that are methods
+
+    def _short_shape(self, x: Any) -> Shape | None:
+        """``x``'s shape where `short_eye` may build ``eye_like(x)`` (``x`` of
+        a type whose rules it knows); else None, for the pipeline."""
+        return None
 
     def _dtype_table(self, device: Any) -> dict[str, Any]:
         """Name -> dtype object, for the dtypes offered on ``device`` (read by

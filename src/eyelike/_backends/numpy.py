@@ -29,9 +29,7 @@ from typing import Any
 import numpy as np
 from numpy.lib.stride_tricks import as_strided
 
-from .._validate import size as _size
 from .._validate.dtypes import is_ml_dtype, numpy_dtype
-from .._validate.integers import MAX_BATCH_DIMS
 from .._validate.text import show
 from . import numpy_per_matrix as _per_matrix
 from ._base import Backend, Build, Shape
@@ -40,9 +38,6 @@ __all__ = ["NumPyBackend", "eye", "eye_2d"]
 
 # Below this a memset call (about 1 us through ctypes) costs more than it saves.
 _MEMSET_BYTES = 1 << 16
-# The short path's bound (`Backend.small_eye`), as a module name.
-_SMALL_ELEMENTS = _size.SMALL_ELEMENTS
-_MAX_DIMS = MAX_BATCH_DIMS + 2  # NumPy's 64
 _NDARRAY = np.ndarray
 
 
@@ -55,7 +50,7 @@ class NumPyBackend(Backend):
     _numpy_dtypes = True
     _host_memory = True
     _scratch = 0  # per-matrix k: written in place, by blocks of indices or rows
-    _small_out = True
+    _short_out = True
 
     def device(self, device: Any) -> Any:
         if isinstance(device, str) and device == "cpu":
@@ -74,50 +69,29 @@ class NumPyBackend(Backend):
             return None  # no two elements alias: nothing to sort
         return tuple(s // out.itemsize for s in out.strides)
 
-    def small_eye(
-        self, shape: Shape | None, k: Any, dtype: Any, like: Any, device: Any, out: Any
+    def _short_shape(self, x: Any) -> Shape | None:
+        # A subclass keeps its own class: the general path's (`eye`).
+        return x.shape if type(x) is _NDARRAY else None
+
+    def short_eye(
+        self, shape: Shape, k: Any, dtype: Any, like: Any, device: Any, out: Any
     ) -> Any:
-        # np.eye(3) itself costs ~1 us: a small shape of plain ints and an
-        # int k, whose one check that can fail is the dtype's, from the same
-        # resolution as the general path's. (`_size.is_small` for two
-        # dimensions, inline: that loop costs ~0.2 us.) NumPy's one device,
-        # named, is what None means.
+        # np.eye(3) itself costs ~1 us: the gate has settled the shape and
+        # k; NumPy's one check left that can fail is the dtype's, resolved
+        # as the general path resolves it. Its one device, named, is what
+        # None means.
         if device is not None and not (type(device) is str and device == "cpu"):
             return None
-        if shape is None:  # from eye_like: x's shape, plain ints
-            if type(like) is not _NDARRAY:
-                return None  # a subclass: the general path keeps it
-            shape = like.shape
         if type(k) is not int:  # one offset per matrix: a fresh result only
-            return None if out is not None else _per_matrix.small_eye(shape, k, dtype)
+            return None if out is not None else _per_matrix.short_eye(shape, k, dtype)
         if out is not None:
             return _fill_out(shape, k, dtype, out)
+        dt = numpy_dtype(dtype, "numpy")[0]
         if len(shape) == 2:
-            n_rows, n_cols = shape
-            if (
-                type(n_rows) is int
-                and type(n_cols) is int
-                and 0 <= n_rows <= _SMALL_ELEMENTS
-                and 0 <= n_cols <= _SMALL_ELEMENTS
-                and n_rows * n_cols <= _SMALL_ELEMENTS
-            ):
-                return eye_2d(n_rows, n_cols, k, numpy_dtype(dtype, "numpy")[0])
-        elif not 2 < len(shape) <= _MAX_DIMS:
-            return None  # (as many dimensions as NumPy holds)
-        if _size.is_small(shape):  # a small batch
-            dt = numpy_dtype(dtype, "numpy")[0]
-        else:
-            # A larger output, where it fits this machine's memory: then no
-            # size check can fail either. Its build, reached in a few calls,
-            # not the pipeline's twenty: an output of megabytes has swept
-            # them from the caches, where each costs a miss (~25 us, cold).
-            # (The counts checked before the dtype, as the general path.)
-            n = _size.plain_elements(shape)
-            if not n:
-                return None
-            dt = numpy_dtype(dtype, "numpy")[0]
-            if n * dt.itemsize > _size.physical_memory():
-                return None
+            return eye_2d(shape, k, dt)
+        # (A larger output too: its build in a few calls, not the
+        # pipeline's twenty, which an output of megabytes has swept from
+        # the caches, where each costs a miss, ~25 us.)
         a = np.zeros(shape, dt)
         _ones_on_diagonal(a, shape[-2], shape[-1], k)
         return a
@@ -133,29 +107,16 @@ class NumPyBackend(Backend):
         return eye(build)
 
 
-def _fill_out(shape: tuple[Any, ...], k: int, dtype: Any, out: Any) -> Any:
-    """`NumPyBackend.small_eye` with an ``out``, filled as the general path
+def _fill_out(shape: Shape, k: int, dtype: Any, out: Any) -> Any:
+    """`NumPyBackend.short_eye` with an ``out``, filled as the general path
     fills it, where no check of that path can refuse it: an ``np.ndarray``
-    itself (no subclass), writeable and C-contiguous, whose shape is the
-    asked one (at least two dimensions, none empty) and whose dtype the
-    asked one resolves to; its memory, which exists, fits this machine's.
-    Else None."""
-    if (
-        type(out) is not _NDARRAY
-        or len(shape) < 2
-        # The sizes are plain positive ints before they are compared with
-        # anything: a caller's own count object is read only by the general
-        # path's rules, and an empty output is that path's to check.
-        or not _size.plain_elements(shape)
-        or shape != out.shape
-    ):
+    itself (no subclass), writeable and C-contiguous (no two elements
+    alias), of the shape asked for (which the gate admitted) and the dtype
+    the one asked for resolves to. Else None."""
+    if type(out) is not _NDARRAY or shape != out.shape:
         return None
     flags = out.flags
-    if not (
-        flags.writeable
-        and flags.c_contiguous  # (no two elements alias)
-        and out.nbytes <= _size.physical_memory()
-    ):
+    if not (flags.writeable and flags.c_contiguous):
         return None
     # The general path's one check left that can fail, and its resolution.
     if numpy_dtype(out.dtype if dtype is None else dtype, "numpy")[0] != out.dtype:
@@ -165,13 +126,16 @@ def _fill_out(shape: tuple[Any, ...], k: int, dtype: Any, out: Any) -> Any:
     return out
 
 
-def eye_2d(n_rows: int, n_cols: int, k: int, dtype: np.dtype[Any]) -> Any:
-    """One small fresh matrix: ``np.eye``'s own method, with nothing to check.
-    Its diagonal is `_ones_on_diagonal`'s view, with the same bounds, of the
-    one flat matrix (written here: a call and a dimension fewer)."""
-    a = np.zeros((n_rows, n_cols), dtype)
+def eye_2d(shape: Shape, k: int, dtype: np.dtype[Any]) -> Any:
+    """One fresh matrix of ``shape`` (``n_rows, n_cols``): ``np.eye``'s own
+    method, with nothing to check. Its diagonal is `_ones_on_diagonal`'s
+    view, with the same bounds, of the one flat matrix (written here: a call
+    and a dimension fewer)."""
+    a = np.zeros(shape, dtype)
+    n_rows, n_cols = shape
     start = k if k >= 0 else -k * n_cols
-    stop = min(n_rows, n_cols - k) * n_cols
+    rows = n_cols - k  # (min(n_rows, n_cols - k), by a comparison: no call)
+    stop = (rows if rows < n_rows else n_rows) * n_cols
     if start < stop:
         a.reshape(-1)[start : stop : n_cols + 1].fill(1)
     return a
@@ -188,7 +152,8 @@ def _ones_on_diagonal(
     # The start of the row after the diagonal's last: the view's next step
     # lands past it (in a column >= 1), so the view ends there. No diagonal
     # (k beyond the matrix, or an empty one) leaves it at or before start.
-    stop = min(n_rows, n_cols - k) * n_cols
+    rows = n_cols - k  # (min(n_rows, n_cols - k), by a comparison: no call)
+    stop = (rows if rows < n_rows else n_rows) * n_cols
     if start < stop:
         a.reshape(-1, n_rows * n_cols)[:, start : stop : n_cols + 1].fill(1)
 

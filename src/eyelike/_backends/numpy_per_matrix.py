@@ -1,5 +1,5 @@
 """NumPy's builds for one offset per matrix: for `eye` of the NumPy backend
-(`numpy`), and its short path (`small_eye`).
+(`numpy`), and its short path (`short_eye`).
 
 Each where it costs least on any machine:
 
@@ -19,9 +19,10 @@ from typing import Any
 import numpy as np
 
 from .._validate.dtypes import numpy_dtype
-from .._validate.offsets import clamp_array, short_per_matrix
+from .._validate.gate import admit_offsets
+from .._validate.offsets import clamp_array
 
-__all__ = ["by_table", "fill", "small_eye", "whole"]
+__all__ = ["by_table", "fill", "short_eye", "whole"]
 
 # Per-matrix offsets: at most this many rows or ones are indexed at a time
 # (a few int64 index arrays of this length: about 16 MiB at most).
@@ -34,20 +35,20 @@ _MASK_ELEMENTS = 1 << 12
 _NDARRAY = np.ndarray
 
 
-def small_eye(shape: tuple[Any, ...], k: Any, dtype: Any) -> Any:
-    """`NumPyBackend.small_eye` for one offset per matrix: a NumPy array of
-    a signed integer type, where no check of the general path can refuse
-    the call (`short_per_matrix`); the general path's build. Else None."""
+def short_eye(shape: tuple[int, ...], k: Any, dtype: Any) -> Any:
+    """`NumPyBackend.short_eye` for one offset per matrix: a NumPy array of
+    a signed integer type (NumPy's rule; unsigned ones the general path
+    clamps first) whose shape the gate admits (`admit_offsets`); the general
+    path's build. Else None."""
     if (
         type(k) is not _NDARRAY
-        or k.dtype.kind != "i"  # (unsigned: clamped first, by the general path)
-        or not short_per_matrix(shape, k.shape, 0)
+        or k.dtype.kind != "i"
+        or not admit_offsets(shape, k.shape)
     ):
         return None
     dt = numpy_dtype(dtype, "numpy")[0]
-    n_rows, n_cols = shape[-2], shape[-1]
-    if math.prod(shape) > _MASK_ELEMENTS:  # the mask alone takes any k
-        k = clamp_array(k, -n_rows, n_cols)
+    if math.prod(shape) > _MASK_ELEMENTS:  # (the mask compares: any k will do)
+        k = clamp_array(k, -shape[-2], shape[-1])
     a = whole(k, shape, dt, None)
     if a is None:
         a = np.zeros(shape, dt)

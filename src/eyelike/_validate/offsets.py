@@ -13,7 +13,6 @@ from typing import Any
 
 import numpy as np
 
-from . import size as _size
 from .integers import (
     INT64_MAX,
     INT64_MIN,
@@ -32,17 +31,13 @@ from .text import show
 _NDARRAY = np.ndarray
 
 __all__ = [
+    "broadcasts_to",
     "check_broadcast",
     "clamp_array",
     "host_offsets",
     "is_library_array",
     "refuse_dtype",
-    "short_per_matrix",
 ]
-
-# The widest item of any dtype a backend makes (complex128): an output that
-# fits memory in it fits in every dtype.
-_WIDEST = 16
 
 
 def is_library_array(k: Any) -> bool:
@@ -85,30 +80,6 @@ def host_offsets(
     return arr
 
 
-def short_per_matrix(shape: tuple[Any, ...], k_shape: Any, scratch: int) -> bool:
-    """Whether a call with one offset per matrix passes every check of the
-    general path but ``k``'s own (the backend's short path, `small_eye`,
-    admits it then): the caller's ``shape`` is plain positive ints with one
-    to `MAX_BATCH_DIMS` batch dimensions, ``k_shape`` (that of an array of
-    the result's library, whose signed integer dtype and device the
-    backend checks) has rank >= 1 and broadcasts to the batch, and the
-    output in any dtype, with ``scratch`` bytes per element of one matrix
-    beside it (`Backend._scratch`), fits this machine's memory.
-
-    A 0-d ``k`` is one offset for every matrix (the scalar rule's): the
-    general path's. An empty output is too (its strides are checked)."""
-    n = _size.plain_elements(shape)
-    if not (n and 2 < len(shape) <= MAX_BATCH_DIMS + 2 and len(k_shape)):
-        return False
-    matrix = shape[-2] * shape[-1]
-    # (Through the module, as the general path reads it: tests pretend a
-    # smaller machine there.)
-    if n * _WIDEST + matrix * scratch > _size.physical_memory():
-        return False
-    k_shape, batch = tuple(k_shape), shape[:-2]
-    return k_shape == batch or _broadcasts_to(k_shape, batch)  # (the common case)
-
-
 def refuse_dtype(k: Any, integral: bool) -> None:
     """Refuse a library's ``k`` array that is not of an integer dtype
     (``integral``: its namespace's ``isdtype(k.dtype, "integral")``)."""
@@ -119,12 +90,12 @@ def refuse_dtype(k: Any, integral: bool) -> None:
 
 def check_broadcast(shape: tuple[Any, ...], batch: tuple[int, ...]) -> None:
     """Refuse a ``k`` of ``shape`` that does not broadcast to ``batch``."""
-    if not _broadcasts_to(tuple(shape), batch):
+    if not broadcasts_to(tuple(shape), batch):
         msg = f"k of shape {tuple(shape)} does not broadcast to batch_shape {batch}"
         raise ValueError(msg)
 
 
-def _broadcasts_to(shape: tuple[int, ...], batch: tuple[int, ...]) -> bool:
+def broadcasts_to(shape: tuple[int, ...], batch: tuple[int, ...]) -> bool:
     """Whether ``shape`` broadcasts to exactly ``batch`` (plain comparisons,
     which torch.compile can trace with symbolic sizes too). A size a lazy
     namespace does not know yet (None) is left to its engine."""

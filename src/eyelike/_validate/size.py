@@ -14,12 +14,9 @@ from typing import Any
 from .integers import INT64_MAX, is_symbolic
 
 __all__ = [
-    "SMALL_ELEMENTS",
     "checked_bytes",
-    "is_small",
     "known_shape",
     "physical_memory",
-    "plain_elements",
     "refuse_memory",
     "refuse_span",
 ]
@@ -40,40 +37,6 @@ _PHYSICAL_MEMORY = _read_physical_memory()
 def physical_memory() -> int:
     """This machine's main memory in bytes (2**63 - 1 where unknown)."""
     return _PHYSICAL_MEMORY
-
-
-# Outputs whose dimensions are plain ints multiplying (zeros left out) to
-# at most this many elements pass every size check on any machine: at most
-# 1 MiB in the widest dtype, and no scratch. Backends' short paths
-# (`Backend.small_eye`) take these (NumPy's and torch's, also larger ones
-# of plain positive sizes that fit this machine's memory).
-SMALL_ELEMENTS = 1 << 16
-
-
-def is_small(shape: tuple[Any, ...]) -> bool:
-    """Whether ``shape`` is plain non-negative ints within `SMALL_ELEMENTS`
-    (the zero dimensions left out of the product, since they still cost
-    strides)."""
-    n = 1
-    for d in shape:
-        if type(d) is not int or d < 0:
-            return False
-        if d:
-            n *= d
-    return n <= SMALL_ELEMENTS
-
-
-def plain_elements(shape: tuple[Any, ...]) -> int:
-    """The element count of ``shape`` where every dimension is a plain int
-    from 1 to 2**63 - 1, else 0. Where that count times the item size fits
-    `physical_memory`, no size check can fail (a dimension of zero still
-    costs strides, which a backend checks)."""
-    n = 1
-    for d in shape:
-        if type(d) is not int or not 0 < d <= INT64_MAX:
-            return 0
-        n *= d
-    return n
 
 
 def known_shape(x: Any, name: str, hint: str = "") -> tuple[int, ...]:

@@ -1,8 +1,8 @@
 """The PyTorch backend: the library's rules, and torch's own idioms for a
 scalar offset: ``torch.eye`` (or ``zeros`` and a diagonal fill) for one
 matrix, copied over a batch. Per-matrix offsets: the ones written at
-computed indices, or a mask under ``torch.compile``. A small call with plain
-arguments takes a short path (`TorchBackend.small_eye`) straight to them.
+computed indices, or a mask under ``torch.compile``. A call the gate lets through
+takes a short path (`TorchBackend.short_eye`) straight to them.
 
 torch.compile traces this code into the caller's graph, and checks every
 compiled call against guards on whatever the tracing read. Three rules keep
@@ -30,11 +30,10 @@ import numpy as np
 
 from ..._validate import dtypes as _dtypes
 from ..._validate import size as _size
-from ..._validate.integers import MAX_BATCH_DIMS
-from ..._validate.size import is_small
 from ..._validate.text import no_usable_device, show
 from .._base import Backend, Build, Shape
 from .build import (
+    TORCH_REFUSALS,
     captured_by_a_transform,
     has_device_type,
     mask,
@@ -51,20 +50,7 @@ from .subclass import builds_plain, held_bytes
 
 __all__ = ["TORCH", "TorchBackend", "is_tensor_type"]
 
-# What the short path takes, as a name of this module (guard rule 3).
-_SMALL_ELEMENTS = _size.SMALL_ELEMENTS
-_MAX_DIMS = MAX_BATCH_DIMS + 2
 _NDARRAY = np.ndarray
-
-
-def _fits(torch: Any, shape: tuple[Any, ...], dtype: Any) -> bool:
-    """Whether ``shape`` is plain positive ints whose bytes fit this
-    machine's memory: a larger output no size check refuses either. (Its
-    build then skips the general path's calls, which an output of megabytes
-    has swept from the caches.)"""
-    n = _size.plain_elements(shape)
-    size = (torch.get_default_dtype() if dtype is None else dtype).itemsize
-    return n > 0 and n * size <= _size.physical_memory()
 
 
 def is_tensor_type(array_type: type) -> bool:
@@ -271,19 +257,23 @@ class TorchBackend(Backend):
         except TypeError:  # bfloat16, float8: NumPy has no such type
             return np.asarray(x.to(self._torch.float32).numpy())
 
-    def small_eye(
-        self, shape: Shape | None, k: Any, dtype: Any, like: Any, device: Any, out: Any
+    def _short_shape(self, x: Any) -> Shape | None:
+        # (A nested tensor has no one shape; its other rules: `short_eye`.)
+        return None if x.is_nested else x.shape
+
+    def short_eye(
+        self, shape: Shape, k: Any, dtype: Any, like: Any, device: Any, out: Any
     ) -> Any:
         # torch.eye(3) costs about 1.2 us, and each check here 0.03-0.1 us:
         # the calls clients make (kornia's ``eye(3, device=x.device,
         # dtype=x.dtype)``, ``eye_like(x)``) are checked in this one
         # function, each fact read once. An import statement, not
-        # `self._torch`: one guard, not ten (guard rule 3).
+        # `self._torch`: one guard, not ten (guard rule 3). (``out`` is
+        # always None here: `_short_out` is False.)
         import torch
 
-        # (``out`` is always None here: `_small_out` is False.) A k that is
-        # not an int: one offset per matrix, built below; under torch.compile
-        # the general path's, which keeps its guards few.
+        # A k that is not an int: one offset per matrix, built below; under
+        # torch.compile the general path's, which keeps its guards few.
         per_matrix = type(k) is not int
         if per_matrix and torch.compiler.is_compiling():
             return None
@@ -297,46 +287,18 @@ class TorchBackend(Backend):
             floating = dtype.is_floating_point
             if not (dtype.itemsize > 1 if floating else plain_dtype(torch, dtype)):
                 return None
-        if shape is None:  # from eye_like: ``like`` exists, so torch can
-            # make its shape. Only the rank and the size count (not
-            # symbolic, as under torch.compile(dynamic=True), nor empty),
-            # and a nested tensor has no one shape.
-            if like.is_nested or (
-                type(like) is not torch.Tensor and not builds_plain(torch, type(like))
-            ):
-                return None  # (a subclass's rules are the general path's)
-            shape = like.shape
-            n = like.numel()
+        if like is not None:
+            # A plain tensor (a subclass's rules are the general path's), on
+            # a device that holds tensors here, and so takes one.
             if (
-                len(shape) < 2
-                or type(n) is not int
-                or n <= 0  # (empty: its strides are the general path's to check)
-                or (
-                    n > _SMALL_ELEMENTS and n * dtype.itemsize > _size.physical_memory()
-                )
-                or not (like.is_cpu or like.is_cuda or like.is_meta)
-            ):
+                type(like) is not torch.Tensor and not builds_plain(torch, type(like))
+            ) or not (like.is_cpu or like.is_cuda or like.is_meta):
                 return None
-            device = like.device  # (one that holds a tensor: no refusal)
+            device = like.device
         elif device is not None and type(device) is not torch.device:
             return None  # a name or an index: the general path reads it
-        elif len(shape) == 2:
-            # One matrix (`is_small`, inline: its loop costs ~0.2 us).
-            n_rows, n_cols = shape
-            if not (
-                type(n_rows) is int
-                and type(n_cols) is int
-                and 0 <= n_rows <= _SMALL_ELEMENTS
-                and 0 <= n_cols <= _SMALL_ELEMENTS
-                and n_rows * n_cols <= _SMALL_ELEMENTS
-            ) and not _fits(torch, shape, dtype):
-                return None
-        elif len(shape) > _MAX_DIMS or not (
-            is_small(shape) or _fits(torch, shape, dtype)
-        ):
-            return None  # (as many batch dimensions as the general path takes)
         if per_matrix:
-            return short_per_matrix_eye(torch, shape, k, dtype, device, self._scratch)
+            return short_per_matrix_eye(torch, shape, k, dtype, device)
         # scalar_k's first case, at once: the client's own call (one count,
         # one fewer for torch to parse).
         square = False
@@ -346,17 +308,17 @@ class TorchBackend(Backend):
         # The device is checked on what was made: ``device.type`` costs
         # 0.2 us (a new string each time), and a CPU device kept here to
         # compare with would be state that torch.compile's guards read
-        # (guard rule 1). Where torch refuses eagerly (a device this build
-        # lacks, a dtype that device lacks), the general path says why, in
-        # this package's words; torch.compile makes a fake tensor instead,
-        # whose device is asked about below, as the general path asks.
+        # (guard rule 1). Where torch refuses a device or a dtype on it
+        # eagerly, the general path says why, in this package's words;
+        # torch.compile makes a fake tensor instead, whose device is asked
+        # about below, as the general path asks.
         try:
             made = (
                 torch.eye(n_rows, dtype=dtype, device=device)
                 if square
                 else scalar_k(torch, shape, k, dtype, device, None)
             )
-        except Exception:
+        except TORCH_REFUSALS:
             return None
         if like is not None or device is None or made.is_cpu or made.is_meta:
             return made

@@ -11,9 +11,10 @@ import itertools
 import math
 from typing import Any
 
-from ..._validate.offsets import short_per_matrix
+from ..._validate.gate import admit_offsets
 
 __all__ = [
+    "TORCH_REFUSALS",
     "captured_by_a_transform",
     "has_device_type",
     "mask",
@@ -26,6 +27,12 @@ __all__ = [
     "wide_unsigned",
 ]
 
+# How torch refuses a device, or a dtype on it, when making a tensor: its
+# C++ errors (NotImplementedError among them: no kernel for that device),
+# a build without that device type (AssertionError: "Torch not compiled
+# with CUDA enabled"), a dtype the device lacks (TypeError: MPS's float64).
+# The short paths build first and ask after: the general path says why.
+TORCH_REFUSALS = (RuntimeError, AssertionError, TypeError)
 # Matrices up to this many elements are made once and copied over a batch;
 # the template is then at most 4 MiB beside the output (complex128).
 _SMALL_MATRIX = 1 << 18
@@ -53,8 +60,6 @@ def scalar_k(
             out = torch.zeros(shape, dtype=dtype, device=device)
         else:
             out.zero_()
-        # (k may be the caller's own, from the short path: one beyond the
-        # matrix, even past int64, has no diagonal to write.)
         if out.numel() and -n_rows < k < n_cols:
             out.diagonal(k, -2, -1).fill_(1)
         return out
@@ -157,20 +162,20 @@ def _fresh_mask(
 
 
 def short_per_matrix_eye(
-    torch: Any, shape: tuple[int, ...], k: Any, dtype: Any, device: Any, scratch: int
+    torch: Any, shape: tuple[int, ...], k: Any, dtype: Any, device: Any
 ) -> Any:
-    """`TorchBackend.small_eye` with one offset per matrix (``shape``'s
-    size and ``dtype``, a plain one, already admitted there): a CPU tensor
-    of a signed integer type for a CPU result, where no check of the general
-    path can refuse the call (`short_per_matrix`), built by its build
-    (`per_matrix`, which takes ``k`` unclamped). Else None."""
+    """`TorchBackend.short_eye` with one offset per matrix (``dtype``, a
+    plain one, admitted there): a plain CPU tensor of a signed integer
+    type (torch's rules) whose shape the gate admits (`admit_offsets`),
+    for a CPU result; built by the general path's build (`per_matrix`, which
+    clamps ``k`` before indexing with it). Else None."""
     if (
         type(k) is not torch.Tensor  # (no subclass: a fake, a DTensor)
         or k.dtype not in (torch.int64, torch.int32, torch.int16, torch.int8)
         or not k.is_cpu  # (a meta k, or one the result's device must take)
         or k.is_nested
         or k.layout != torch.strided
-        or not short_per_matrix(shape, k.shape, scratch)
+        or not admit_offsets(shape, k.shape)
         or (device is not None and device.type != "cpu")
     ):
         return None
@@ -184,7 +189,7 @@ def short_per_matrix_eye(
             if _masked(shape)
             else per_matrix(torch, shape, k, dtype, device, None)
         )
-    except Exception:  # that path says why, in this package's words
+    except TORCH_REFUSALS:  # a default device that cannot take it
         return None
     return made if made.is_cpu else None
 
