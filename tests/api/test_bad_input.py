@@ -226,12 +226,6 @@ def test_deeply_nested_k_and_batch_shape_refused(depth: int) -> None:
         assert "[[[[" in str(info.value) or "nested" in str(info.value)
 
 
-def test_torch_bad_device() -> None:
-    torch = pytest.importorskip("torch")
-    with pytest.raises(ValueError, match="device"):
-        eye(2, xp=torch, device="nonsense")
-
-
 def test_public_errors_are_builtin() -> None:
     # Callers catch TypeError/ValueError; the one exception class of
     # eyelike's own is both, and public.
