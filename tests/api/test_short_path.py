@@ -752,20 +752,6 @@ def test_torch_short_path_takes_the_common_calls() -> None:
 
 
 @needs_torch
-def test_torch_default_dtype_is_read_on_every_call() -> None:
-    # Regression: the default was cached, so torch.set_default_dtype was
-    # ignored after the first call. Both paths, then the general one again.
-    before = torch.get_default_dtype()
-    try:
-        for want in (torch.float64, torch.float32, torch.float64):
-            torch.set_default_dtype(want)
-            assert eyelike.eye(2, xp=torch).dtype == want
-            assert eyelike.eye(2, xp=torch, device="cpu").dtype == want  # general
-    finally:
-        torch.set_default_dtype(before)
-
-
-@needs_torch
 def test_torch_short_path_on_the_edge_values() -> None:
     for value in EDGES:
         for args in ((value, 3, 0, None), (3, 3, value, None), (3, 3, 0, value)):

@@ -1,7 +1,7 @@
 """PyTorch-only behaviour: tensors without values (meta, FakeTensorMode),
-and torch's device rule (`TorchBackend.device`: what names a torch device, an
-index past the CUDA count; an ``out`` on a device of a type). Where no CUDA
-device is usable: ``test_no_gpu.py``.
+torch's device rule (`TorchBackend.device`: what names a torch device, an
+index past the CUDA count; an ``out`` on a device of a type; where no CUDA
+device is usable: ``test_no_gpu.py``) and its dtype rule's default.
 
 Each test says in its docstring which bug it targets, or which rule it holds.
 """
@@ -129,3 +129,17 @@ def test_torch_device_index_past_the_count(monkeypatch: pytest.MonkeyPatch) -> N
             ValueError, match=r"this machine has 1 CUDA device \(cuda:0"
         ):
             eyelike.eye(3, xp=torch, device=device)
+
+
+def test_torch_default_dtype_is_read_on_every_call() -> None:
+    """The dtype rule's default is torch's at each call."""
+    # Regression: the default was cached, so torch.set_default_dtype was
+    # ignored after the first call. Both paths, then the general one again.
+    before = torch.get_default_dtype()
+    try:
+        for want in (torch.float64, torch.float32, torch.float64):
+            torch.set_default_dtype(want)
+            assert eyelike.eye(2, xp=torch).dtype == want
+            assert eyelike.eye(2, xp=torch, device="cpu").dtype == want  # general
+    finally:
+        torch.set_default_dtype(before)
