@@ -49,17 +49,23 @@ LOCKS = Path("requirements")
 # The pinned sets are resolved for one Python (and Linux x86_64): the
 # sessions that install them, and the one that makes them, run on it.
 PINNED_PYTHON = "3.11"
-# One file per fuzzed entry point, and the regressions they found.
+# What `nox -s fuzz` runs, each hypothesis test at EYELIKE_FUZZ_EXAMPLES
+# examples (tests/helpers/fuzz_strategies.py's `fuzz` settings): one file per
+# fuzzed entry point, the regressions they found, and the short paths
+# compared with the general path on the fuzzers' inputs.
 FUZZ_FILES = [
-    f"tests/{where}/test_fuzz_{name}.py"
-    for where, name in (
-        ("api", "eye"),
-        ("api", "eye_like"),
-        ("adapters", "onnx"),
-        ("adapters", "openvino"),
-        ("cli", "cli"),
-        ("api", "regressions"),
-    )
+    *(
+        f"tests/{where}/test_fuzz_{name}.py"
+        for where, name in (
+            ("api", "eye"),
+            ("api", "eye_like"),
+            ("adapters", "onnx"),
+            ("adapters", "openvino"),
+            ("cli", "cli"),
+            ("api", "regressions"),
+        )
+    ),
+    "tests/api/test_short_path.py",
 ]
 
 

@@ -247,16 +247,6 @@ def test_empty_output_needs_no_scratch() -> None:
     assert got.shape == (0, 20000, 20000)
 
 
-def test_jax_device_names() -> None:
-    jax = pytest.importorskip("jax")
-    got = eyelike.eye(2, xp=jax.numpy, device="cpu")
-    assert next(iter(got.devices())).platform == "cpu"
-    with pytest.raises(ValueError, match="device"):
-        eyelike.eye(2, xp=jax.numpy, device="nonsense")
-    with pytest.raises(ValueError, match="device"):
-        eyelike.eye(2, xp=jax.numpy, device=3)
-
-
 @pytest.mark.parametrize("order", ["C", "F"])
 @pytest.mark.parametrize("k", [1, [0, -1, 2]])
 def test_order_as_numpy_eye_takes_it(order: str, k: Any) -> None:

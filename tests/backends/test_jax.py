@@ -1,5 +1,7 @@
 """JAX specifics: shardings (as device= and carried from x, as jnp.eye does),
-float8 types, vmap and jit, and one compiled computation per shape.
+the device rule (platform names, a ``jax.Device``), the dtype rule (float8
+types, float64 without x64), vmap and jit, and one compiled computation per
+shape.
 
 The test run has two CPU devices (conftest sets XLA_FLAGS), so shardings over
 several devices are real here.
@@ -90,6 +92,15 @@ def test_bad_device_names_the_parameter() -> None:
         eyelike.eye(3, xp=jnp, device=object())
 
 
+def test_jax_device_names() -> None:
+    got = eyelike.eye(2, xp=jax.numpy, device="cpu")
+    assert next(iter(got.devices())).platform == "cpu"
+    with pytest.raises(ValueError, match="device"):
+        eyelike.eye(2, xp=jax.numpy, device="nonsense")
+    with pytest.raises(ValueError, match="device"):
+        eyelike.eye(2, xp=jax.numpy, device=3)
+
+
 FLOAT8_NAMES = ["float8_e4m3fn", "float8_e5m2", "float8_e4m3fnuz", "float8_e5m2fnuz"]
 FLOAT8_NAMES += ["float8_e4m3b11fnuz", "float8_e3m4", "float8_e4m3"]
 FLOAT8 = [n for n in FLOAT8_NAMES if hasattr(jnp, n)]
@@ -110,6 +121,13 @@ def test_float8_without_zero_is_refused() -> None:
         pytest.skip("this jax has no float8_e8m0fnu")
     with pytest.raises(TypeError, match="cannot represent 0 and 1"):
         eyelike.eye(3, xp=jnp, dtype=jnp.float8_e8m0fnu)
+
+
+def test_jax_without_x64_names_the_fix() -> None:
+    if jax.config.jax_enable_x64:
+        pytest.skip("x64 is enabled")
+    with pytest.raises(TypeError, match="jax_enable_x64"):
+        eyelike.eye(2, xp=jax.numpy, dtype="float64")
 
 
 def test_vmap_over_k_and_over_x() -> None:

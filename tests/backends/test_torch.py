@@ -1,6 +1,9 @@
-"""PyTorch-only behaviour: tensors without values (meta, FakeTensorMode).
+"""PyTorch-only behaviour: tensors without values (meta, FakeTensorMode),
+torch's device rule (`TorchBackend.device`: what names a torch device, an
+index past the CUDA count; an ``out`` on a device of a type; where no CUDA
+device is usable: ``test_no_gpu.py``) and its dtype rule's default.
 
-Each test says in its docstring which bug it targets.
+Each test says in its docstring which bug it targets, or which rule it holds.
 """
 
 from __future__ import annotations
@@ -107,3 +110,36 @@ def test_a_device_of_a_type_only_takes_an_out_of_that_type() -> None:
     for other in (torch.device("cuda", 0), torch.device("cpu"), torch.device("meta")):
         with pytest.raises(ValueError, match="out is on device cuda:1; device "):
             _check_out(backend, out, (2, 2), torch.float32, other)
+
+
+def test_torch_bad_device() -> None:
+    """The device rule: what ``torch.device`` cannot read is a
+    ``ValueError`` naming the parameter."""
+    with pytest.raises(ValueError, match="device"):
+        eyelike.eye(2, xp=torch, device="nonsense")
+
+
+def test_torch_device_index_past_the_count(monkeypatch: pytest.MonkeyPatch) -> None:
+    """``cuda:7`` on a one-GPU machine: refused naming it, not torch's
+    "invalid device ordinal" once allocating."""
+    monkeypatch.setattr(torch.cuda, "is_available", lambda: True)
+    monkeypatch.setattr(torch.cuda, "device_count", lambda: 1)
+    for device in ("cuda:7", torch.device("cuda", 1)):
+        with pytest.raises(
+            ValueError, match=r"this machine has 1 CUDA device \(cuda:0"
+        ):
+            eyelike.eye(3, xp=torch, device=device)
+
+
+def test_torch_default_dtype_is_read_on_every_call() -> None:
+    """The dtype rule's default is torch's at each call."""
+    # Regression: the default was cached, so torch.set_default_dtype was
+    # ignored after the first call. Both paths, then the general one again.
+    before = torch.get_default_dtype()
+    try:
+        for want in (torch.float64, torch.float32, torch.float64):
+            torch.set_default_dtype(want)
+            assert eyelike.eye(2, xp=torch).dtype == want
+            assert eyelike.eye(2, xp=torch, device="cpu").dtype == want  # general
+    finally:
+        torch.set_default_dtype(before)

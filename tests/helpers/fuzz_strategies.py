@@ -36,8 +36,10 @@ from .fuzz_namespaces import (
 )
 
 # CI runs each fuzzer's default number of examples (all the fuzz tests in
-# about 25 s); the long run (``nox -s fuzz``) scales every one of them up:
-#     EYELIKE_FUZZ_EXAMPLES=20000 pytest tests/*/test_fuzz_*.py
+# about 25 s); the long run (``nox -s fuzz``) scales every one of them up,
+# in the files the noxfile's FUZZ_FILES lists:
+#     EYELIKE_FUZZ_EXAMPLES=20000 pytest tests/*/test_fuzz_*.py \
+#         tests/api/test_short_path.py
 EXAMPLES = int(os.environ.get("EYELIKE_FUZZ_EXAMPLES", "0") or 0)
 
 
