@@ -19,6 +19,7 @@ from helpers.fuzz_strategies import fuzz, hostile
 from hypothesis import given
 from hypothesis import strategies as st
 
+import eyelike
 from eyelike._backends import BACKENDS
 from eyelike._validate import gate
 from eyelike._validate import size as _size
@@ -131,6 +132,17 @@ def test_the_size_bound_is_the_documented_one(
     assert admit(shape_of(gate.FITS_ANYWHERE + 1), 0) == 0
     assert admit(shape_of(fits), 0) == 0
     assert admit(shape_of(fits + 1), 0) is None
+
+
+@pytest.mark.parametrize("lib", ["numpy", "torch", "array_api_strict"])
+@pytest.mark.parametrize("n", [1, 300])
+def test_every_short_path_keeps_the_rank_limit(lib: str, n: int) -> None:
+    """Bug (found in review, when each short path had its own limit):
+    torch's took 63 batch dimensions, which the general path refuses."""
+    xp = pytest.importorskip(lib)
+    with pytest.raises(ValueError, match="63 dimensions"):
+        eyelike.eye(n, batch_shape=(1,) * 63, xp=xp)
+    assert eyelike.eye(n, batch_shape=(1,) * 62, xp=xp).ndim == 64
 
 
 def test_empty_outputs_take_the_general_path() -> None:

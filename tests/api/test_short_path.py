@@ -390,16 +390,6 @@ def test_torch_short_path_offsets_beyond_a_large_matrix(k: int) -> None:
     assert not eyelike.eye_like(x, k=k).any()
 
 
-@needs_torch
-@pytest.mark.parametrize("n", [1, 300])
-def test_torch_short_path_keeps_the_batch_rank_limit(n: int) -> None:
-    """Bug (found in review): torch's short path took 63 batch dimensions,
-    which the general path refuses (NumPy's holds at most 64)."""
-    with pytest.raises(ValueError, match="63 dimensions"):
-        eyelike.eye(n, batch_shape=(1,) * 63, xp=torch)
-    assert eyelike.eye(n, batch_shape=(1,) * 62, xp=torch).ndim == 64
-
-
 def test_short_path_on_the_edge_values() -> None:
     for value in EDGES:
         for args in ((value, 3, 0, None), (3, 3, value, None), (3, 3, 0, value)):
