@@ -7,7 +7,8 @@ OpenVINO Eye-9 exactly.
 
 from . import onnx as onnx
 from . import openvino as openvino
-from ._core import eye, eye_like
+from ._core import eye
+from ._core_like import eye_like
 from ._validate.dtypes import DTypeError
 
 __all__ = ["DTypeError", "__version__", "eye", "eye_like"]

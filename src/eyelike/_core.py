@@ -1,9 +1,9 @@
-"""The public front end: `eye` and `eye_like`, their signatures, types and
-documentation. Each finds its backend (of ``xp``, ``out`` or ``x``) in the
-registry, once; offers a call that the one gate (``_validate.gate``) lets
-through to the backend's short path (`Backend.short_eye`); and sends every
-other call, with that backend, through the pipeline (``_pipeline``): each
-argument checked once, then the build. Nothing here knows which library it
+"""The public front end: `eye` here, `eye_like` in ``_core_like``, their
+signatures, types and documentation. Each finds its backend (of ``xp``,
+``out`` or ``x``) in the registry, once; offers a call that the one gate
+(``_validate.gate``) lets through to the backend's short path
+(`Backend.short_eye`); and sends every other call, with that backend,
+through the pipeline (``_pipeline``). Nothing here knows which library it
 is talking to.
 """
 
@@ -13,7 +13,6 @@ from typing import TYPE_CHECKING, Any, SupportsIndex, overload
 
 from ._backends import DEFAULT, backend_of_array, backend_of_namespace
 from ._pipeline import eye as _pipeline_eye
-from ._pipeline import eye_like as _pipeline_eye_like
 from ._validate.gate import admit
 
 if TYPE_CHECKING:  # the types of the overloads (the rules: in _typing)
@@ -25,19 +24,15 @@ if TYPE_CHECKING:  # the types of the overloads (the rules: in _typing)
 
     from ._typing import (
         AnyModule,
-        ArrayT,
         CuPyModule,
         JaxModule,
-        NDArrayT,
         NumPyModule,
         OutT,
-        Parameter,
         ScalarT,
-        ShapeT,
         TorchModule,
     )
 
-__all__ = ["eye", "eye_like"]
+__all__ = ["eye"]
 
 
 # A namespace typed only as a module: unknown. (First: through ModuleType's
@@ -295,105 +290,6 @@ def eye(
                 short = backend.short_eye(shape, settled, dtype, None, device, out)
                 if short is not None:
                     return short
-    return _pipeline_eye(
-        backend,
-        n_rows=n_rows,
-        n_cols=n_cols,
-        k=k,
-        batch_shape=batch_shape,
-        dtype=dtype,
-        device=device,
-        xp=xp,
-        out=out,
-        chunks=chunks,
-        order=order,
-    )
-
-
-@overload
-def eye_like(
-    x: NDArrayT, /, *, k: Any = 0, dtype: None = None, out: None = None
-) -> NDArrayT: ...
-@overload
-def eye_like(
-    x: np.ndarray[ShapeT, Any],
-    /,
-    *,
-    k: Any = 0,
-    dtype: type[ScalarT] | np.dtype[ScalarT],
-    out: None = None,
-) -> np.ndarray[ShapeT, np.dtype[ScalarT]]: ...
-@overload
-def eye_like(
-    x: np.ndarray[ShapeT, Any],
-    /,
-    *,
-    k: Any = 0,
-    dtype: Any = None,
-    out: None = None,
-) -> np.ndarray[ShapeT, np.dtype[Any]]: ...
-# An nn.Parameter: a plain tensor, as torch.zeros_like's; any other tensor
-# keeps its class (the next overload), as there.
-@overload
-def eye_like(
-    x: Parameter, /, *, k: Any = 0, dtype: Any = None, out: None = None
-) -> torch.Tensor: ...
-@overload
-def eye_like(
-    x: ArrayT, /, *, k: Any = 0, dtype: Any = None, out: None = None
-) -> ArrayT: ...
-@overload
-def eye_like(x: Any, /, *, k: Any = 0, dtype: Any = None, out: OutT) -> OutT: ...
-def eye_like(x: Any, /, *, k: Any = 0, dtype: Any = None, out: Any = None) -> Any:
-    """Return an eye with the shape, namespace and device of ``x``.
-
-    The last two dimensions of ``x`` are the matrix; leading ones are batch
-    dimensions. ``x``'s values are never read.
-
-    Parameters
-    ----------
-    x : array
-        An array of rank >= 2 from any supported namespace.
-    k : int or array of int, optional
-        Diagonal offset, or one per matrix (broadcastable to ``x.shape[:-2]``).
-    dtype : dtype or str, optional
-        Result dtype; default ``out.dtype`` when ``out`` is given, else
-        ``x.dtype`` (which must then be numeric or bool).
-    out : array, optional
-        Array to fill in place, of ``x``'s shape, namespace and device.
-
-    Returns
-    -------
-    array
-        A fresh array of ``x.shape`` on ``x``'s device, or ``out``.
-
-    Raises
-    ------
-    DTypeError
-        An unsupported ``dtype``, as in `eye`.
-    TypeError
-        ``x`` is not an array, or a ``k``/``out`` error as in `eye`.
-    ValueError
-        ``x`` has rank < 2 or no one shape (a nested tensor), or a
-        ``k``/``out`` error as in `eye`.
-
-    Examples
-    --------
-    >>> import numpy as np, eyelike
-    >>> eyelike.eye_like(np.empty((2, 3), dtype=np.float32), k=-1)
-    array([[0., 0., 0.],
-           [1., 0., 0.]], dtype=float32)
-    """
-    backend = backend_of_array(x, "x")
-    if out is None or backend._short_out:
-        # The short path, where x's library knows its type and the gate
-        # (`admit`) lets the call through.
-        shape = backend._short_shape(x)
-        if shape is not None:
-            settled = admit(shape, k)
-            if settled is not None:
-                want = x.dtype if dtype is None and out is None else dtype
-                short = backend.short_eye(shape, settled, want, x, None, out)
-                if short is not None:
-                    return short
-    return _pipeline_eye_like(backend, x=x, k=k, dtype=dtype, out=out)
+    # (By position, in the signature's order.)
+    args = (n_rows, n_cols, k, batch_shape, dtype, device, xp, out, chunks, order)
+    return _pipeline_eye(backend, *args)

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any, overload
 
-from . import _core
+from . import _core_like
 from ._backends import backend_of_array
 from ._validate.dtypes import DTypeError, dtype_name
 from ._validate.integers import INT64_MAX, INT64_MIN, is_integer_scalar
@@ -174,7 +174,7 @@ def eye_like(x: Any, *, dtype: int | None = None, k: int = 0) -> Any:
         raise TypeError(msg)
     offset = _attribute_k(k)
     if dtype is None:
-        return _core.eye_like(x, k=offset)
+        return _core_like.eye_like(x, k=offset)
     name = _output_type(dtype)
     try:
         out_dtype, _ = backend.dtype(name, backend.device_of(x))
@@ -182,4 +182,4 @@ def eye_like(x: Any, *, dtype: int | None = None, k: int = 0) -> Any:
         label = _enum_label(int(dtype))
         msg = f"dtype={int(dtype)} ({label}) is not available for {backend.name}: {exc}"
         raise DTypeError(msg) from None
-    return _core.eye_like(x, k=offset, dtype=out_dtype)
+    return _core_like.eye_like(x, k=offset, dtype=out_dtype)

@@ -70,6 +70,8 @@ def test_readme_and_docstring_examples() -> None:
     result = runner.summarize(verbose=False)
     assert result.failed == 0
     assert result.attempted >= 3
-    from eyelike import _core
+    from eyelike import _core, _core_like
 
     assert doctest.testmod(_core).failed == 0
+    assert doctest.testmod(_core_like).attempted >= 1
+    assert doctest.testmod(_core_like).failed == 0

@@ -1,0 +1,109 @@
+"""The public front end's `eye_like` (`eye` and the front end's shape: in
+``_core``): its signatures, types and documentation; ``x``'s library, then
+the short path where the gate lets the call through, else the pipeline.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any, overload
+
+from ._backends import backend_of_array
+from ._pipeline import eye_like as _pipeline_eye_like
+from ._validate.gate import admit
+
+if TYPE_CHECKING:  # the types of the overloads (the rules: in _typing)
+    import numpy as np
+    import torch
+
+    from ._typing import ArrayT, NDArrayT, OutT, Parameter, ScalarT, ShapeT
+
+__all__ = ["eye_like"]
+
+
+@overload
+def eye_like(
+    x: NDArrayT, /, *, k: Any = 0, dtype: None = None, out: None = None
+) -> NDArrayT: ...
+@overload
+def eye_like(
+    x: np.ndarray[ShapeT, Any],
+    /,
+    *,
+    k: Any = 0,
+    dtype: type[ScalarT] | np.dtype[ScalarT],
+    out: None = None,
+) -> np.ndarray[ShapeT, np.dtype[ScalarT]]: ...
+@overload
+def eye_like(
+    x: np.ndarray[ShapeT, Any],
+    /,
+    *,
+    k: Any = 0,
+    dtype: Any = None,
+    out: None = None,
+) -> np.ndarray[ShapeT, np.dtype[Any]]: ...
+# An nn.Parameter: a plain tensor, as torch.zeros_like's; any other tensor
+# keeps its class (the next overload), as there.
+@overload
+def eye_like(
+    x: Parameter, /, *, k: Any = 0, dtype: Any = None, out: None = None
+) -> torch.Tensor: ...
+@overload
+def eye_like(
+    x: ArrayT, /, *, k: Any = 0, dtype: Any = None, out: None = None
+) -> ArrayT: ...
+@overload
+def eye_like(x: Any, /, *, k: Any = 0, dtype: Any = None, out: OutT) -> OutT: ...
+def eye_like(x: Any, /, *, k: Any = 0, dtype: Any = None, out: Any = None) -> Any:
+    """Return an eye with the shape, namespace and device of ``x``.
+
+    The last two dimensions of ``x`` are the matrix; leading ones are batch
+    dimensions. ``x``'s values are never read.
+
+    Parameters
+    ----------
+    x : array
+        An array of rank >= 2 from any supported namespace.
+    k : int or array of int, optional
+        Diagonal offset, or one per matrix (broadcastable to ``x.shape[:-2]``).
+    dtype : dtype or str, optional
+        Result dtype; default ``out.dtype`` when ``out`` is given, else
+        ``x.dtype`` (which must then be numeric or bool).
+    out : array, optional
+        Array to fill in place, of ``x``'s shape, namespace and device.
+
+    Returns
+    -------
+    array
+        A fresh array of ``x.shape`` on ``x``'s device, or ``out``.
+
+    Raises
+    ------
+    DTypeError
+        An unsupported ``dtype``, as in `eye`.
+    TypeError
+        ``x`` is not an array, or a ``k``/``out`` error as in `eye`.
+    ValueError
+        ``x`` has rank < 2 or no one shape (a nested tensor), or a
+        ``k``/``out`` error as in `eye`.
+
+    Examples
+    --------
+    >>> import numpy as np, eyelike
+    >>> eyelike.eye_like(np.empty((2, 3), dtype=np.float32), k=-1)
+    array([[0., 0., 0.],
+           [1., 0., 0.]], dtype=float32)
+    """
+    backend = backend_of_array(x, "x")
+    if out is None or backend._short_out:
+        # The short path, where x's library knows its type and the gate
+        # (`admit`) lets the call through.
+        shape = backend._short_shape(x)
+        if shape is not None:
+            settled = admit(shape, k)
+            if settled is not None:
+                want = x.dtype if dtype is None and out is None else dtype
+                short = backend.short_eye(shape, settled, want, x, None, out)
+                if short is not None:
+                    return short
+    return _pipeline_eye_like(backend, x=x, k=k, dtype=dtype, out=out)
