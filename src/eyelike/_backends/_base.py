@@ -14,11 +14,11 @@ The contract is ten public names. A backend declares three: ``name``,
 it, before anything is allocated), `device_of` says where an array lives,
 `to_numpy` shows values on the host, and `short_eye` and `eye` build.
 
-Beneath them are the hooks: the few facts of a library that the pipeline's
-rules (``eyelike._validate``) need, each documented where it is defined
-below, with the generic Array API namespace's answer as its default. A
-class attribute where the answer is a constant; a method where it depends
-on the call. A library overrides only what it does differently.
+Beneath them are the hooks: the few facts of a library that the rules
+(``eyelike._validate``) need, each documented below, with the generic Array
+API namespace's answer as its default: a class attribute where it is a
+constant, a method where it depends on the call. A library overrides only
+what it does differently.
 """
 
 from __future__ import annotations
@@ -113,17 +113,14 @@ class Backend:
     fit (True); never (False: nothing tells where a generic namespace's
     devices are); or it depends on the device: `_on_host` answers (None)."""
     _scratch: ClassVar[int] = 9
-    """Bytes per element of one matrix that its build holds beside the
-    output for a per-matrix ``k`` (the reference build's (R, C) index
-    difference and mask; a scalar ``k`` needs none)."""
+    """Bytes per element of one matrix its build holds beside the output for
+    a per-matrix ``k`` (the reference build's index difference and mask)."""
     _short_out: ClassVar[bool] = False
-    """`short_eye` may take a call with an ``out``: the front end offers it
-    one only then, so a library whose short path declines every ``out``
-    pays nothing for it."""
+    """`short_eye` may take a call with an ``out`` (offered one only then: a
+    library whose short path declines every ``out`` pays nothing)."""
 
     def __init__(self, xp: Any = None) -> None:
-        # A library's own (imported: an array or namespace of it is in
-        # hand); the generic path's is given.
+        # A library's own (imported: one of its arrays is in hand); or given.
         if xp is None:
             xp = importlib.import_module(self._standard or self.namespaces[0])
         self._xp = xp
@@ -198,23 +195,17 @@ class Backend:
     def short_eye(
         self, shape: Shape, k: Any, dtype: Any, like: Any, device: Any, out: Any
     ) -> Any:
-        """A call the gate let through (``eyelike._validate.gate``), built at
-        once, or None for the pipeline.
-
-        ``shape`` and ``k`` are the gate's: plain positive ints within the
-        rank limit and memory, and ``k`` clamped (or a per-matrix ``k`` as
-        the caller gave it). The rest is the caller's own, unchecked, with no
-        ``chunks`` or ``order``: from `eye`, ``like`` is None and ``device``
-        the caller's (None: the default); from `eye_like`, ``like`` is its
-        ``x`` (whose shape `_short_shape` gave) and ``dtype`` defaults to
-        ``x.dtype``. ``out`` is None unless `_short_out` is True; then it
-        is the caller's ``out`` (from `eye`, an array of this library; from
-        `eye_like`, of any type), and ``dtype`` None means ``out``'s dtype.
-
-        A backend answers only its own rules (dtype, device, ``out``, a
-        per-matrix ``k``'s type) and builds exactly what the pipeline would,
-        where none of them could fail; the tests compare the two on the
-        fuzzers' inputs. By default it declines."""
+        """A call the gate let through (``eyelike._validate.gate``: ``shape``
+        plain positive ints, ``k`` its own), built at once; or None for the
+        pipeline. The rest is the caller's own, unchecked: from `eye`,
+        ``like`` None and ``device`` the caller's; from `eye_like`, ``like``
+        its ``x`` (whose shape `_short_shape` gave) and ``dtype`` defaulting
+        to ``x.dtype``. ``out`` is None unless `_short_out` is True; then it
+        is the caller's (from `eye_like`, of any type), and ``dtype`` None
+        means ``out``'s. A backend answers only its own rules (dtype, device,
+        ``out``, a per-matrix ``k``'s type) and builds exactly what the
+        pipeline would, where none could fail (``tests/api/test_short_path.py``
+        compares the two). By default it declines."""
         return None
 
     def eye(self, build: Build) -> Any:

@@ -1,8 +1,6 @@
-"""The PyTorch backend: the library's rules, and torch's own idioms for a
-scalar offset: ``torch.eye`` (or ``zeros`` and a diagonal fill) for one
-matrix, copied over a batch. Per-matrix offsets: the ones written at
-computed indices, or a mask under ``torch.compile``. A call the gate lets through
-takes a short path (`TorchBackend.short_eye`) straight to them.
+"""The PyTorch backend: torch's rules (what only eager calls ask: in
+``facts``), its short path (`TorchBackend.short_eye`), and its builds, by
+torch's own idioms (in ``build``; tensor subclasses: ``subclass``).
 
 torch.compile traces this code into the caller's graph, and checks every
 compiled call against guards on whatever the tracing read. Three rules keep
@@ -28,22 +26,26 @@ from typing import Any
 
 import numpy as np
 
-from ..._validate import dtypes as _dtypes
 from ..._validate import size as _size
-from ..._validate.text import no_usable_device, show
+from ..._validate.text import show
 from .._base import Backend, Build, Shape
 from .build import (
-    TORCH_REFUSALS,
-    captured_by_a_transform,
-    has_device_type,
     mask,
     per_matrix,
     plain_dtype,
     refuse_meta_k,
     scalar_k,
     short_per_matrix_eye,
-    storage_span,
     wide_unsigned,
+)
+from .facts import (
+    TORCH_REFUSALS,
+    check_device,
+    dtype_table,
+    is_tensor_type,
+    refuse_eager_out,
+    storage_span,
+    to_host,
 )
 from .subclass import build as _subclass_build
 from .subclass import builds_plain, held_bytes
@@ -51,17 +53,6 @@ from .subclass import builds_plain, held_bytes
 __all__ = ["TORCH", "TorchBackend", "is_tensor_type"]
 
 _NDARRAY = np.ndarray
-
-
-def is_tensor_type(array_type: type) -> bool:
-    """Whether ``array_type`` is ``torch.Tensor`` or a subclass (nn.Parameter
-    ...), by name (guard rule 2): torch need not be imported to ask."""
-    if array_type.__name__ == "Tensor" and array_type.__module__ == "torch":
-        return True  # torch.Tensor itself: no loop to trace
-    for c in array_type.__mro__[1:]:
-        if c.__name__ == "Tensor" and c.__module__ == "torch":
-            return True
-    return False
 
 
 class TorchBackend(Backend):
@@ -72,12 +63,11 @@ class TorchBackend(Backend):
     takes = frozenset({"out"})
     _host_memory = None  # CPU tensors are; CUDA, MPS and meta ones are not
 
-    # No state at all, made when eyelike is imported (guard rule 1). torch
-    # is read from sys.modules (~0.1 us; an import statement costs twice
-    # that, and torch.compile refuses importlib): a tensor or torch
-    # namespace in hand, or torch.compile running, means it is there.
-
     def __init__(self) -> None:
+        # No state at all, made when eyelike is imported (guard rule 1).
+        # torch is read from sys.modules (~0.1 us; an import statement costs
+        # twice that, and torch.compile refuses importlib): a tensor or torch
+        # namespace in hand, or torch.compile running, means it is there.
         pass
 
     @property
@@ -105,19 +95,8 @@ class TorchBackend(Backend):
         except (RuntimeError, TypeError, ValueError):
             msg = f"device {show(device)} is not a torch device"
             raise ValueError(msg) from None
-        if dev.type not in ("cpu", "meta") and not has_device_type(torch, dev.type):
-            # This build lacks the type, or it has no device or driver here.
-            msg = no_usable_device("torch", dev.type.upper(), device)
-            raise ValueError(msg)
-        if dev.type == "cuda" and dev.index is not None:
-            # (torch says "invalid device ordinal" only once allocating.)
-            count = torch.cuda.device_count()
-            if dev.index >= count:
-                msg = (
-                    f"device {show(device)}: this machine has {count} CUDA "
-                    f"device{'s' if count > 1 else ''} (cuda:0 to cuda:{count - 1})"
-                )
-                raise ValueError(msg)
+        if dev.type not in ("cpu", "meta"):
+            check_device(torch, dev, device)
         return dev
 
     def shape_of(self, x: Any, name: str) -> tuple[int, ...]:
@@ -155,14 +134,7 @@ class TorchBackend(Backend):
         return super().dtype(dtype, device)
 
     def _dtype_table(self, device: Any) -> dict[str, Any]:
-        # torch's own names (array-api-compat's: too few, cached up to 1.11).
-        torch = self._torch
-        table = {}
-        for name in _dtypes.STANDARD_NAMES + _dtypes.EXTRA_NAMES:
-            dt = getattr(torch, name, None)
-            if isinstance(dt, torch.dtype):
-                table[name] = dt
-        return table
+        return dtype_table(self._torch)
 
     def _own_k(self, k: Any) -> Any:
         if (
@@ -204,9 +176,8 @@ class TorchBackend(Backend):
 
     def _held_bytes(self, of: Any, shape: tuple[int, ...], nbytes: int) -> int:
         # A DTensor's rank holds its own shard.
-        if of is None or builds_plain(self._torch, type(of)):
-            return nbytes
-        return held_bytes(of, shape, nbytes)
+        plain = of is None or builds_plain(self._torch, type(of))
+        return nbytes if plain else held_bytes(of, shape, nbytes)
 
     def _check_empty(self, shape: tuple[int, ...], itemsize: int, device: Any) -> None:
         _size.refuse_span(shape, storage_span(shape), "elements")
@@ -230,32 +201,13 @@ class TorchBackend(Backend):
             )
             raise ValueError(msg)
         if not torch.compiler.is_dynamo_compiling():  # where neither can be asked
-            if out.is_inference() and not torch.is_inference_mode_enabled():
-                msg = (
-                    "out is an inference tensor (made under "
-                    "torch.inference_mode): torch lets it be written only "
-                    "inside inference_mode"
-                )
-                raise ValueError(msg)
-            if captured_by_a_transform(torch, out):
-                msg = (
-                    "out was made outside the torch.func transform (grad, "
-                    "jvp...) this call runs in, which cannot write into it; "
-                    "make out inside the function, or take the result"
-                )
-                raise ValueError(msg)
+            refuse_eager_out(torch, out)
         # Contiguous, so no two elements alias: no strides to sort (which
         # torch.compile cannot, when they are symbolic).
         return None if out.is_contiguous() else tuple(out.stride())
 
     def to_numpy(self, x: Any) -> np.ndarray[Any, Any]:
-        if hasattr(x, "full_tensor"):  # a DTensor: its values, gathered
-            x = x.full_tensor()
-        x = x.detach().cpu()
-        try:
-            return np.asarray(x.numpy())
-        except TypeError:  # bfloat16, float8: NumPy has no such type
-            return np.asarray(x.to(self._torch.float32).numpy())
+        return to_host(self._torch, x)
 
     def _short_shape(self, x: Any) -> Shape | None:
         # (A nested tensor has no one shape; its other rules: `short_eye`.)

@@ -7,32 +7,22 @@ larger output of wider matrices, one write a row at computed indices
 
 from __future__ import annotations
 
-import itertools
 import math
 from typing import Any
 
 from ..._validate.gate import admit_offsets
+from .facts import TORCH_REFUSALS
 
 __all__ = [
-    "TORCH_REFUSALS",
-    "captured_by_a_transform",
-    "has_device_type",
     "mask",
     "per_matrix",
     "plain_dtype",
     "refuse_meta_k",
     "scalar_k",
     "short_per_matrix_eye",
-    "storage_span",
     "wide_unsigned",
 ]
 
-# How torch refuses a device, or a dtype on it, when making a tensor: its
-# C++ errors (NotImplementedError among them: no kernel for that device),
-# a build without that device type (AssertionError: "Torch not compiled
-# with CUDA enabled"), a dtype the device lacks (TypeError: MPS's float64).
-# The short paths build first and ask after: the general path says why.
-TORCH_REFUSALS = (RuntimeError, AssertionError, TypeError)
 # Matrices up to this many elements are made once and copied over a batch;
 # the template is then at most 4 MiB beside the output (complex128).
 _SMALL_MATRIX = 1 << 18
@@ -265,41 +255,6 @@ def wide_unsigned(dtype: Any) -> bool:
         and not dtype.is_signed
         and not dtype.is_complex
         and dtype.itemsize > 1
-    )
-
-
-def has_device_type(torch: Any, kind: str) -> bool:
-    backend = getattr(torch.backends, kind, None) if kind == "mps" else None
-    module = backend or getattr(torch, kind, None)
-    check = getattr(module, "is_available", None)
-    return bool(check()) if callable(check) else False
-
-
-def storage_span(shape: tuple[int, ...]) -> int:
-    """The largest number torch computes making ``shape``: its element count
-    multiplied left to right (up to the first zero) and its strides."""
-    strides, stride = [], 1
-    for d in reversed(shape):
-        strides.append(stride)
-        stride *= max(d, 1)
-    # torch multiplies the count in unsigned 64 bits: past 2**64 - 1 it fails.
-    lead = math.prod(itertools.takewhile(bool, shape))
-    return max(lead if lead >= 2**64 else 0, *strides)
-
-
-def captured_by_a_transform(torch: Any, out: Any) -> bool:
-    """Whether a torch.func transform that differentiates (grad, jvp, vjp)
-    runs around this call, and ``out`` was made outside it: such a
-    transform refuses any write into it (vmap writes an unbatched value
-    there)."""
-    functorch = torch._C._functorch
-    if functorch.maybe_current_level() is None:
-        return False  # no transform: the common case
-    made_at = functorch.maybe_get_level(out)  # -1: made outside them all
-    return any(
-        str(interpreter.key()).rsplit(".", 1)[-1] in ("Grad", "Jvp")
-        and interpreter.level() > made_at
-        for interpreter in functorch.get_interpreter_stack()
     )
 
 
