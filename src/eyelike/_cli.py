@@ -17,7 +17,7 @@ from . import __version__
 from . import _backends as _registry
 from . import _cli_write as _write
 from ._core import eye
-from ._validate.dtypes import dtype_name, is_ml_dtype
+from ._validate.dtypes import dtype_name
 
 __all__ = ["main"]
 
@@ -212,21 +212,6 @@ def _device(xp: Any, backend: str, text: str | None) -> Any:
     return text
 
 
-def _printable(a: np.ndarray[Any, Any]) -> np.ndarray[Any, Any]:
-    """``a``, with ml_dtypes' types (bfloat16, float8, int4, ...) widened:
-    NumPy prints their values without a decimal point, so a float8 eye
-    reads as ``1 0 0``, like an integer one."""
-    if not is_ml_dtype(a.dtype):
-        return a
-    # 0 and 1 are exact in every type eyelike makes, and in the wider one
-    # (complex32's imaginary part too: widened to complex64, not dropped).
-    name = a.dtype.name
-    wide = (
-        np.int64 if "int" in name else np.complex64 if "complex" in name else np.float32
-    )
-    return a.astype(wide)
-
-
 def _header(result: Any) -> tuple[str, str, Any]:
     """The header line (shape, dtype, library), the dtype's name and the
     result's backend."""
@@ -243,7 +228,10 @@ def _show(result: Any, whole: bool = False) -> str:
     elided with ``...`` (for a reader other than a person at a terminal)."""
     header, dtype, backend = _header(result)
     try:
-        values = _printable(backend.to_numpy(result))
+        # Widened where NumPy would print ml_dtypes' values without a
+        # decimal point: a float8 eye would read as ``1 0 0``, like an
+        # integer one.
+        values = _write.widened(backend.to_numpy(result))
     except Exception:  # any conversion failure: show it natively
         return f"{header}\n{result}"
     if values.dtype.name != dtype:
