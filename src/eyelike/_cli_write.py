@@ -4,7 +4,8 @@ file (atomically) or to standard output.
 
 The checks here raise `Refused` (a usage error, exit 2) before anything is
 written; a failure while writing is an ``OSError`` for the caller to report
-(exit 1).
+(exit 1). `widened` (ml_dtypes' values in a NumPy type that shows them as
+numbers) serves the printed view too.
 """
 
 from __future__ import annotations
@@ -29,6 +30,7 @@ __all__ = [
     "check_target",
     "check_values",
     "chosen_format",
+    "widened",
     "write",
 ]
 
@@ -150,6 +152,23 @@ def write(
         _replace(output, put)
 
 
+def widened(values: np.ndarray[Any, Any]) -> np.ndarray[Any, Any]:
+    """``values``, with ml_dtypes' types (bfloat16, float8, int4, ...)
+    widened to the NumPy type that holds the same numbers and shows them as
+    numbers (int64 for the integer ones, complex64 for complex32, float32
+    for the rest): for the printed view and for text. Any other dtype is
+    left as it is."""
+    if not is_ml_dtype(values.dtype):
+        return values
+    # 0 and 1 are exact in every type eyelike makes, and in the wider one
+    # (complex32's imaginary part too: widened to complex64, not dropped).
+    name = values.dtype.name
+    wide = (
+        np.int64 if "int" in name else np.complex64 if "complex" in name else np.float32
+    )
+    return values.astype(wide)
+
+
 class _Writer:
     """A file reduced to ``write``, which NumPy writes to in pieces."""
 
@@ -163,17 +182,9 @@ def _text(values: np.ndarray[Any, Any], header: str, delimiter: str) -> Iterator
     yield header + "\n"
     if values.size == 0:
         return  # no values: rows of nothing would be blank lines
-    if is_ml_dtype(values.dtype):
-        # Their values as float32's (int64's, complex64's) are the same
-        # numbers, which Python formats; the header names the real dtype.
-        name = values.dtype.name
-        values = values.astype(
-            np.int64
-            if "int" in name
-            else np.complex64
-            if "complex" in name
-            else np.float32
-        )
+    # ml_dtypes' values as float32's (int64's, complex64's) are the same
+    # numbers, which Python formats; the header names the real dtype.
+    values = widened(values)
     if values.dtype.kind == "b":
         values = values.view(np.uint8)  # 0 and 1, as integers
     cell = _complex if values.dtype.kind == "c" else str

@@ -234,9 +234,9 @@ def test_beyond_2_31_elements(cp: Any) -> None:
 
 
 def test_kernel_cache_built_once_under_threads(cp: Any) -> None:
-    from eyelike._backends import cupy as _cupy
+    from eyelike._backends.cupy import kernels as cupy_kernels
 
-    _cupy._kernel.cache_clear()
+    cupy_kernels.kernel.cache_clear()
     errors: list[BaseException] = []
 
     def work() -> None:
@@ -253,4 +253,4 @@ def test_kernel_cache_built_once_under_threads(cp: Any) -> None:
     for t in threads:
         t.join()
     assert not errors
-    assert _cupy._kernel.cache_info().currsize == 1
+    assert cupy_kernels.kernel.cache_info().currsize == 1

@@ -24,8 +24,8 @@ from helpers import GPU_REASON, HAS_GPU, reference
 from helpers.kernel_build import DTYPES
 
 import eyelike
-from eyelike._backends import cupy as _cupy
 from eyelike._backends.cupy import constants as consts
+from eyelike._backends.cupy import kernels as cupy_kernels
 from eyelike._backends.cupy import planning as cupy_plan
 
 pytestmark = [pytest.mark.gpu, pytest.mark.skipif(not HAS_GPU, reason=GPU_REASON)]
@@ -249,11 +249,11 @@ def test_kernel_cache_one_entry_per_path(cp: Any) -> None:
     """Bug: a kernel object built per call (recompiling, or growing the
     cache) instead of one per k mode, index width, path and, for per-matrix
     k on the vector path, matrix size class."""
-    _cupy._kernel.cache_clear()
+    cupy_kernels.kernel.cache_clear()
     for _ in range(3):
         eyelike.eye(5, batch_shape=3, k=1, xp=cp, dtype="float32")
         eyelike.eye(5, batch_shape=3, k=[0, 1, 2], xp=cp, dtype="int8")  # small
         eyelike.eye(9, batch_shape=3, k=[0, 1, 2], xp=cp, dtype="int8")  # 81 B
     base = cp.zeros((3, 8, 5), dtype=cp.float32)
     eyelike.eye(5, batch_shape=3, k=1, out=base[:, ::2])  # element path
-    assert _cupy._kernel.cache_info().currsize == 4
+    assert cupy_kernels.kernel.cache_info().currsize == 4
