@@ -295,7 +295,11 @@ def test_order_with_out_is_refused_and_out_untouched() -> None:
 
 
 @pytest.mark.parametrize("dtype", ["bool", "uint8", "float32", "complex64", "bfloat16"])
-@pytest.mark.parametrize(("n_rows", "n_cols"), [(1, 1), (3, 4), (8, 2), (9, 9)])
+# (Up to 4096 elements: the mask; then by table where at most 32 bytes
+# wide, else by index: 40x40, 20x70 and 70x20 in a batch of 24.)
+@pytest.mark.parametrize(
+    ("n_rows", "n_cols"), [(1, 1), (3, 4), (8, 2), (9, 9), (40, 40), (20, 70), (70, 20)]
+)
 def test_per_matrix_k_by_table_and_by_index(
     dtype: str, n_rows: int, n_cols: int
 ) -> None:

@@ -47,12 +47,13 @@ def short_eye(shape: tuple[int, ...], k: Any, dtype: Any) -> Any:
     ):
         return None
     dt = numpy_dtype(dtype, "numpy")[0]
-    if math.prod(shape) > _MASK_ELEMENTS:  # (the mask compares: any k will do)
-        k = clamp_array(k, -shape[-2], shape[-1])
-    a = whole(k, shape, dt, None)
-    if a is None:
-        a = np.zeros(shape, dt)
-        fill(a, k)
+    if math.prod(shape) <= _MASK_ELEMENTS:  # the mask compares: any k will do
+        return whole(k, shape, dt, None)
+    k = clamp_array(k, -shape[-2], shape[-1])
+    if by_table(shape, dt.itemsize):
+        return whole(k, shape, dt, None)
+    a = np.zeros(shape, dt)
+    fill(a, k)
     return a
 
 
@@ -100,11 +101,13 @@ def fill(a: np.ndarray[Any, Any], k: np.ndarray[Any, Any]) -> None:
         for first in range(0, offsets.size, per_block):
             # (k lies in [-R, C]: a row's column r + k fits int64.)
             cols = offsets[first : first + per_block, None] + steps
-            where = np.arange(first * n_rows, first * n_rows + cols.size)
-            where *= n_cols
+            start = first * n_rows * n_cols  # each row's start, one step a row
+            where = np.arange(start, start + cols.size * n_cols, n_cols)
             where += cols.reshape(-1)
-            inside = (cols >= 0) & (cols < n_cols)
-            flat[where[inside.reshape(-1)]] = 1
+            # Inside the row: 0 <= column < C, one comparison (a negative
+            # column read as unsigned is past any C).
+            inside = cols.reshape(-1).view(np.uint64) < n_cols
+            flat[where[inside]] = 1
         return
     per_block = max(1, _INDEX_BLOCK // max(1, min(n_rows, n_cols)))
     # (Array methods, not NumPy's functions of the same name: those are

@@ -132,10 +132,12 @@ def clamp_array(k: np.ndarray[Any, Any], lo: int, hi: int) -> np.ndarray[Any, An
         # beyond the matrix anyway (hi >= 0 fits uint64).
         k = np.minimum(k, hi)
     # Every other integer type fits int64 exactly; the bounds do too. Two
-    # ufuncs in place on the fresh copy (np.clip and np.iinfo are Python
-    # wrappers, at several times the cost).
-    wide: np.ndarray[Any, Any] = np.array(k, dtype=np.int64)  # (0-d stays an array)
-    np.maximum(wide, lo, out=wide)
+    # ufuncs, the second in place on the first's fresh result (np.clip and
+    # np.iinfo are Python wrappers, at several times the cost); an int64 k
+    # needs no copy first.
+    if k.dtype != np.int64:
+        k = np.array(k, dtype=np.int64)  # (0-d stays an array)
+    wide: np.ndarray[Any, Any] = np.maximum(k, lo)
     np.minimum(wide, hi, out=wide)
     return wide
 
