@@ -143,3 +143,26 @@ def test_torch_default_dtype_is_read_on_every_call() -> None:
             assert eyelike.eye(2, xp=torch, device="cpu").dtype == want  # general
     finally:
         torch.set_default_dtype(before)
+
+
+@pytest.mark.parametrize("batch", [(2,), (1,), (2, 2)])
+@pytest.mark.parametrize("dtype", [torch.float32, torch.int16, torch.bool])
+def test_per_matrix_k_under_vmap_and_broadcast(
+    batch: tuple[int, ...], dtype: torch.dtype
+) -> None:
+    """One offset per matrix, written by the comparison straight into the
+    result: under ``torch.func.vmap`` over ``k`` (each row its own offsets)
+    and with ``k`` broadcast over the batch, each matrix is ``torch.diag``'s
+    of its own offset."""
+    ks = torch.tensor([[0, 1], [1, -1], [2, -3]])
+    if batch == (1,):
+        ks = ks[:, :1]
+    made = torch.func.vmap(
+        lambda k: eyelike.eye(3, k=k, batch_shape=batch, dtype=dtype, xp=torch)
+    )(ks)
+    for row, k in zip(made, ks, strict=True):
+        for m, v in zip(
+            row.reshape(-1, 3, 3), k.expand(batch).reshape(-1), strict=True
+        ):
+            want = torch.diag(torch.ones(max(0, 3 - abs(int(v)))), int(v))
+            assert torch.equal(m, want.to(dtype))
