@@ -1,6 +1,5 @@
-"""The public front end's `eye_like` (`eye` and the front end's shape: in
-``_core``): its signatures, types and documentation; ``x``'s library, then
-the short path where the gate lets the call through, else the pipeline.
+"""`eye_like`, the front end's second entry point (`eye` is in ``_core``,
+whose text says how both work): its signatures, types and documentation.
 """
 
 from __future__ import annotations

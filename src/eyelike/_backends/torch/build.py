@@ -177,7 +177,6 @@ def short_per_matrix_eye(
         or k.dtype not in (torch.int64, torch.int32, torch.int16, torch.int8)
         or not k.is_cpu  # (a meta k, or one the result's device must take)
         or k.is_nested
-
         or k.layout != torch.strided
         or not admit_offsets(shape, k.shape)
         or (device is not None and device.type != "cpu")
