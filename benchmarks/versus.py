@@ -264,11 +264,11 @@ def main(argv: list[str] | None = None) -> int:
                 for fn, into in trio[::-1] if i % 2 else trio:
                     into.append(_per_call(fn, 2000))
             now = statistics.median(a / b for a, b in zip(mine, theirs, strict=True))
-            before = statistics.median(a / b for a, b in zip(then, theirs, strict=True))
+            was = statistics.median(a / b for a, b in zip(then, theirs, strict=True))
             print(
                 f"{name:44s} eyelike {statistics.median(mine):7.3f} us  own "
                 f"{statistics.median(theirs):7.3f} us  ratio {now:5.2f}  "
-                f"(at the revision {before:5.2f}; new/old {now / before:5.3f})"
+                f"(at the revision {was:5.2f}; new/old {now / was:5.3f})"
             )
         torch = _optional("torch") if "torch" in libraries else None
         if torch is not None:
