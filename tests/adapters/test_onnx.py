@@ -19,7 +19,7 @@ import pytest
 from helpers import GPU_REASON, HAS_GPU, forbid_building, reference, to_numpy
 
 import eyelike
-from eyelike import _core
+from eyelike import _core_like
 from eyelike.onnx import eye_like as onnx_eye_like
 
 # TensorProto enum -> NumPy type, for the twelve types EyeLike-9 allows.
@@ -284,7 +284,8 @@ def test_bad_input(
     exc: type[Exception],
     match: str,
 ) -> None:
-    forbid_building(monkeypatch, _core, "eye_like")  # refused before any allocation
+    # Refused before any allocation.
+    forbid_building(monkeypatch, _core_like, "eye_like")
     with pytest.raises(exc, match=match):
         onnx_eye_like(x, **kwargs)
 
