@@ -142,6 +142,8 @@ def test_every_short_path_keeps_the_rank_limit(lib: str, n: int) -> None:
     xp = pytest.importorskip(lib)
     with pytest.raises(ValueError, match="63 dimensions"):
         eyelike.eye(n, batch_shape=(1,) * 63, xp=xp)
+    if lib != "torch" and np.lib.NumpyVersion(np.__version__) < "2.0.0":
+        return  # NumPy 1 holds 32 dimensions (its own error beyond)
     assert eyelike.eye(n, batch_shape=(1,) * 62, xp=xp).ndim == 64
 
 
