@@ -520,3 +520,35 @@ def test_torch_over_2_31_elements_uint8() -> None:
     assert int(a[n - 1, n - 1]) == 0
     assert int(a[0, 0]) == 0
     del a
+
+
+@pytest.mark.parametrize("xp", _host_namespaces())
+@pytest.mark.parametrize("k", [0, 1, -1, INT64_MAX, -INT64_MAX, 2**70])
+@pytest.mark.parametrize(
+    ("rows", "cols", "batch"),
+    [(0, INT64_MAX, ()), (0, 2**40, (3,)), (2**40, 0, ()), (5, 5, (0,))],
+    ids=["no rows", "no rows, batch", "no cols", "no matrices"],
+)
+def test_zero_elements_any_offset(
+    xp: Any, k: int, rows: int, cols: int, batch: tuple[int, ...]
+) -> None:
+    # Regression: torch's scalar-k build asked an empty (0, 2**63 - 1)
+    # matrix for its diagonal 1, whose length torch's own arithmetic
+    # overflows (RuntimeError, "cannot be represented as a SymInt"). Every
+    # offset, every empty shape: the shape made, or eyelike's own refusal
+    # of a shape the namespace cannot make (JAX's leading dimensions).
+    shape = (*batch, rows, cols)
+
+    def build() -> Any:
+        return eye(rows, cols, k=k, batch_shape=batch, xp=xp, dtype="int8")
+
+    if xp.__name__.startswith("jax") and rows > 2**32:
+        with pytest.raises((ValueError, MemoryError), match="has no elements"):
+            build()
+        return
+    a = build()
+    assert tuple(a.shape) == shape
+    if xp.__name__ in ("numpy", "torch"):
+        like = eye_like(a, k=k)
+        assert tuple(like.shape) == shape
+        assert eye(rows, cols, k=k, batch_shape=batch, out=like) is like

@@ -70,7 +70,9 @@ def scalar_k(
         )
     else:  # torch.eye has no offset, nor uint16-64 on the CPU
         matrix = torch.zeros((n_rows, n_cols), dtype=dtype, device=device)
-        if -n_rows < k < n_cols:
+        # (An empty matrix has no diagonal to fill; torch's diagonal of one
+        # with a dimension near 2**63 overflows its own length arithmetic.)
+        if n_rows and n_cols and -n_rows < k < n_cols:
             matrix.diagonal(k).fill_(1)
     if out is not None:
         return out.copy_(matrix)  # broadcast over the batch: one pass
