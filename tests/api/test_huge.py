@@ -552,3 +552,29 @@ def test_zero_elements_any_offset(
         like = eye_like(a, k=k)
         assert tuple(like.shape) == shape
         assert eye(rows, cols, k=k, batch_shape=batch, out=like) is like
+
+
+@pytest.mark.parametrize("xp", _host_namespaces())
+@pytest.mark.parametrize("k", [[0, 1], [-1, 2**62], [INT64_MAX, -INT64_MAX]])
+@pytest.mark.parametrize(
+    ("rows", "cols"), [(0, 2**40), (2**40, 0)], ids=["no rows", "no cols"]
+)
+def test_zero_elements_per_matrix_offsets(
+    xp: Any, k: list[int], rows: int, cols: int
+) -> None:
+    # Regression: NumPy's per-matrix mask built arange(2**40) for an empty
+    # output (MemoryError, 8 TiB). A list, or an int64 array where the
+    # library has one; fresh, out= and eye_like.
+    shape = (2, rows, cols)
+    is_jax = xp.__name__.startswith("jax")
+    if is_jax and rows > 2**32:
+        with pytest.raises(MemoryError, match="has no elements"):
+            eye(rows, cols, k=k, batch_shape=2, xp=xp, dtype="int8")
+        return
+    forms: list[Any] = [k] if is_jax else [k, xp.asarray(k, dtype=xp.int64)]
+    for offsets in forms:
+        a = eye(rows, cols, k=offsets, batch_shape=2, xp=xp, dtype="int8")
+        assert tuple(a.shape) == shape
+        if xp.__name__ in ("numpy", "torch"):
+            assert eye(rows, cols, k=offsets, batch_shape=2, out=a) is a
+            assert tuple(eye_like(a, k=offsets).shape) == shape

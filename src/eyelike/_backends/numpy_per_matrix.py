@@ -62,7 +62,10 @@ def whole(k: np.ndarray[Any, Any], shape: tuple[int, ...], dtype: Any, out: Any)
     the cheapest, into a fresh C-contiguous array or a C-contiguous ``out``;
     else None (``k``: clamped into ``[-R, C]`` where the output is larger
     than `_MASK_ELEMENTS`)."""
-    if math.prod(shape) <= _MASK_ELEMENTS:
+    elements = math.prod(shape)
+    if not elements:  # nothing to write: no arange of a dimension up to 2**63
+        return None
+    if elements <= _MASK_ELEMENTS:
         n_rows, n_cols = shape[-2], shape[-1]
         # (Array methods and operators: NumPy's functions are Python
         # wrappers, each a call more.)
