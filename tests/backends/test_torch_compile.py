@@ -185,6 +185,34 @@ def test_out_under_compile(dynamic: bool | None) -> None:
         torch.compile(lambda x: eyelike.eye(4, out=x), backend="eager")(shared)
 
 
+@pytest.mark.parametrize(
+    "dynamic", [False, True, None], ids=["static", "dynamic", "auto"]
+)
+@pytest.mark.parametrize("shape", [(0, 3), (3, 0), (2, 0, 3), (0, 2, 3)])
+def test_empty_outputs_under_compile(
+    shape: tuple[int, ...], dynamic: bool | None
+) -> None:
+    """Bug: every empty output failed under torch.compile(fullgraph=True),
+    eye, eye_like and ``out=`` alike: the check of its strides multiplied
+    ``itertools.takewhile`` through ``math.prod``, which Dynamo cannot trace
+    ("Failed to convert args/kwargs to proxy")."""
+    *batch, rows, cols = shape
+    calls: list[Fn] = [
+        lambda x: eyelike.eye_like(x, k=1),
+        lambda x: eyelike.eye(
+            rows, cols, k=[-1] if batch else -1, batch_shape=batch, xp=torch
+        ),
+        lambda x: eyelike.eye(rows, cols, batch_shape=batch, out=torch.empty_like(x)),
+    ]
+    for fn in calls:
+        torch._dynamo.reset()
+        got = torch.compile(fn, fullgraph=True, dynamic=dynamic, backend="eager")(
+            torch.rand(shape)
+        )
+        assert got.shape == shape
+        assert got.dtype == torch.float32
+
+
 def _outcome(fn: Fn, x: Any) -> tuple[Any, ...]:
     try:
         got = fn(x)

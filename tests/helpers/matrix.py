@@ -75,6 +75,7 @@ FORMS: list[Form] = [
     Form("n_rows", "NumPy uint8", lambda lib: np.uint8(ROWS), ROWS),
     Form("n_rows", "0-d NumPy array", lambda lib: np.asarray(ROWS), ROWS),
     Form("n_rows", "0-d namespace array", lambda lib: lib.asarray(ROWS), ROWS),
+    Form("n_rows", "zero (an empty output)", lambda lib: 0, 0),
     Form("n_cols", "NumPy int32", lambda lib: np.int32(COLS), COLS),
     # batch_shape
     Form("batch_shape", "int", lambda lib: 2, (2,)),
@@ -98,6 +99,7 @@ FORMS: list[Form] = [
         (2,),
         only=("torch",),
     ),
+    Form("batch_shape", "with a zero (no matrices)", lambda lib: (2, 0), (2, 0)),
     # k
     Form("k", "int", lambda lib: K, K),
     Form("k", "negative int", lambda lib: -2, -2),
@@ -145,6 +147,19 @@ FORMS: list[Form] = [
         lambda lib: "cpu",
         only=("numpy", "torch", "jax", "dask"),
     ),
+    # x (eye_like): an empty one, as the base call's x is (1, 2, 3, 4)
+    Form(
+        "x",
+        "no rows",
+        lambda lib: lib.zeros((*BATCH, 0, COLS), dtype=lib.float32),
+        (*BATCH, 0, COLS),
+    ),
+    Form(
+        "x",
+        "a batch with a zero",
+        lambda lib: lib.zeros((2, 0, ROWS, COLS), dtype=lib.float32),
+        (2, 0, ROWS, COLS),
+    ),
     # out
     Form("out", "fresh", lambda lib: _full(lib, (*BATCH, ROWS, COLS), lib.float32)),
     Form(
@@ -157,7 +172,7 @@ FORMS: list[Form] = [
 
 PARAMS = ("n_rows", "n_cols", "batch_shape", "k", "dtype", "device", "out")
 # eye_like takes these; its x gives the rest.
-LIKE_PARAMS = ("k", "dtype", "out")
+LIKE_PARAMS = ("x", "k", "dtype", "out")
 
 
 def lib_marks(name: str) -> list[Any]:
@@ -649,7 +664,7 @@ def forms_for(lib: str, entry: str) -> list[Form]:
 def render() -> str:
     """The tables as the documentation shows them (reStructuredText)."""
     lines = ["Argument forms", "--------------", ""]
-    for param in PARAMS:
+    for param in (*PARAMS, "x"):
         names = [
             f.name + (f" ({', '.join(f.only)})" if f.only else "")
             for f in FORMS

@@ -92,10 +92,14 @@ def _arguments(mode: table.Mode, entry: str, form: table.Form, lib: Any) -> Any:
         x = lib.zeros((*table.BATCH, table.ROWS, table.COLS), dtype=lib.float32, **on)
         args = [x]
     value = form.make(lib)
-    if device is not None and form.param == "out" and value is not None:
+    if device is not None and form.param in ("out", "x") and value is not None:
         # (asarray, not to_device: array-api-strict 2.3's to_device needs NumPy 2)
         value = lib.asarray(value, device=device)
-    if form.param == "n_rows":
+    if form.param == "x":
+        args[0] = value
+        *plain["batch"], plain["rows"], plain["cols"] = form.plain
+        plain["batch"] = tuple(plain["batch"])
+    elif form.param == "n_rows":
         args[0] = value
         plain["rows"] = form.plain
     elif form.param == "n_cols":

@@ -13,8 +13,6 @@ rules).
 
 from __future__ import annotations
 
-import itertools
-import math
 from typing import Any
 
 import numpy as np
@@ -106,7 +104,13 @@ def storage_span(shape: tuple[int, ...]) -> int:
         strides.append(stride)
         stride *= max(d, 1)
     # torch multiplies the count in unsigned 64 bits: past 2**64 - 1 it fails.
-    lead = math.prod(itertools.takewhile(bool, shape))
+    # (A loop, not takewhile: torch.compile cannot trace an iterator into
+    # math.prod, and reaches this with every empty output.)
+    lead = 1
+    for d in shape:
+        if not d:
+            break
+        lead *= d
     return max(lead if lead >= 2**64 else 0, *strides)
 
 
