@@ -20,7 +20,6 @@ keeps them too):
 
 from __future__ import annotations
 
-import math
 import sys
 from typing import Any
 
@@ -30,8 +29,7 @@ from ..._validate import size as _size
 from ..._validate.text import show
 from .._base import Backend, Build, Shape
 from .build import (
-    mask,
-    per_matrix,
+    general,
     plain_dtype,
     refuse_meta_k,
     scalar_k,
@@ -288,13 +286,7 @@ class TorchBackend(Backend):
         if not isinstance(k, int):
             # Where k and the result's device meet, before anything is made.
             refuse_meta_k(self._torch, k, device)
-        if type(math.prod(shape)) is not int:
-            # Sizes known only when the program runs (torch.export, dynamic
-            # compile): the one build that compares none of them.
-            return mask(self._torch, shape, k, dtype, device, out)
-        if not isinstance(k, int):
-            return per_matrix(self._torch, shape, k, dtype, device, out)
-        return scalar_k(self._torch, shape, k, dtype, device, out)
+        return general(self._torch, shape, k, dtype, device, out)
 
 
 TORCH = TorchBackend()

@@ -14,8 +14,7 @@ from ..._validate.gate import admit_offsets
 from .facts import TORCH_REFUSALS
 
 __all__ = [
-    "mask",
-    "per_matrix",
+    "general",
     "plain_dtype",
     "refuse_meta_k",
     "scalar_k",
@@ -34,6 +33,23 @@ _SMALL_MATRIX = 1 << 18
 _MASK_ELEMENTS = 1 << 15
 _PUT_COLUMNS = 16
 _PUT_ROWS = 1 << 20
+
+
+def general(
+    torch: Any, shape: tuple[Any, ...], k: Any, dtype: Any, device: Any, out: Any
+) -> Any:
+    """The general path's build, for whatever the checks let through."""
+    elements = math.prod(shape)
+    if type(elements) is not int:
+        # Sizes known only when the program runs (torch.export, dynamic
+        # compile): the one build that compares none of them.
+        return mask(torch, shape, k, dtype, device, out)
+    if not elements:  # (every empty output: the gate sends them all here)
+        # No torch.eye, diagonal nor arange: torch overflows near 2**63.
+        return torch.zeros(shape, dtype=dtype, device=device) if out is None else out
+    if not isinstance(k, int):
+        return per_matrix(torch, shape, k, dtype, device, out)
+    return scalar_k(torch, shape, k, dtype, device, out)
 
 
 def scalar_k(
@@ -70,9 +86,7 @@ def scalar_k(
         )
     else:  # torch.eye has no offset, nor uint16-64 on the CPU
         matrix = torch.zeros((n_rows, n_cols), dtype=dtype, device=device)
-        # (An empty matrix has no diagonal to fill; torch's diagonal of one
-        # with a dimension near 2**63 overflows its own length arithmetic.)
-        if n_rows and n_cols and -n_rows < k < n_cols:
+        if -n_rows < k < n_cols:
             matrix.diagonal(k).fill_(1)
     if out is not None:
         return out.copy_(matrix)  # broadcast over the batch: one pass
@@ -97,8 +111,6 @@ def per_matrix(
     elements cannot be written one by one (meta tensors, a FakeTensorMode's
     fakes, ``torch.func`` transforms' wrappers, a strided ``out``).
     """
-    if math.prod(shape) == 0:  # nothing to write: no aranges either
-        return torch.zeros(shape, dtype=dtype, device=device) if out is None else out
     n_rows, n_cols = shape[-2], shape[-1]
     offsets = torch.as_tensor(k, dtype=torch.int64, device=device)
     if torch.compiler.is_compiling() or not _has_values(torch, offsets):
