@@ -130,7 +130,7 @@ def _build(
     if order is not None:
         _check_order(order, backend, out)
     dtype, itemsize = backend.dtype(dtype, device)
-    k = _offsets(backend, k, batch, n_rows, n_cols)
+    k = _offsets(backend, k, batch, n_rows, n_cols, device)
     shape = (*batch, n_rows, n_cols)
     _check_size(backend, shape, itemsize, device, k, like if out is None else out)
     if out is not None:
@@ -159,11 +159,17 @@ def _check_order(order: Any, backend: Backend, out: Any) -> None:
 
 
 def _offsets(
-    backend: Backend, k: Any, batch: tuple[int, ...], n_rows: int, n_cols: int
+    backend: Backend,
+    k: Any,
+    batch: tuple[int, ...],
+    n_rows: int,
+    n_cols: int,
+    device: Any,
 ) -> Any:
     """``k`` checked and clamped into ``[-n_rows, n_cols]``: a Python int, an
     int64 NumPy array of host values, or an integer array of the result's
-    library, broadcastable to ``batch``."""
+    library, broadcastable to ``batch``, on the result's ``device`` (the one
+    policy for a ``k`` on another device: moved there, `Backend._move_k`)."""
     plain = type(n_rows) is int and type(n_cols) is int
     if type(k) is int:
         if plain:  # the common call: no more than this
@@ -192,7 +198,7 @@ def _offsets(
         raise TypeError(msg)
     _k.refuse_dtype(k, backend._integral(k.dtype))
     _k.check_broadcast(backend.shape_of(k, "k"), batch)
-    return backend._clamp(k, n_rows, n_cols)
+    return backend._clamp(backend._move_k(k, device), n_rows, n_cols)
 
 
 def _check_size(

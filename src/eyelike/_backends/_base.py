@@ -29,11 +29,13 @@ from typing import Any, ClassVar, Literal, NamedTuple
 
 import numpy as np
 from array_api_compat import device as array_device
+from array_api_compat import to_device
 
 from .._validate import dtypes as _dtypes
 from .._validate import size as _size
+from .._validate.text import show
 
-__all__ = ["Backend", "Build", "Shape", "namespace_info"]
+__all__ = ["Backend", "Build", "Shape", "host_device", "namespace_info"]
 
 # A shape of any entries (`Backend.short_eye`: of plain ints there).
 Shape = tuple[Any, ...]
@@ -50,6 +52,18 @@ def namespace_info(xp: Any) -> Any:
         return get()
     except RuntimeError:
         return None
+
+
+def host_device(device: Any, library: str, others: tuple[Any, ...] = ()) -> Any:
+    """The one device rule of the libraries whose arrays live in host memory
+    (NumPy, Dask, cubed): ``"cpu"``, or one of ``others`` (the library's own
+    device objects); anything else is refused naming it, never dropped."""
+    if (isinstance(device, str) and device == "cpu") or any(
+        device is d for d in others
+    ):
+        return device
+    msg = f"device must be None or 'cpu' for {library}; got {show(device)}"
+    raise ValueError(msg)
 
 
 class Build(NamedTuple):
@@ -237,6 +251,22 @@ class Backend:
         """A non-int ``k`` as this library reads it: as it is, but where the
         library traces host data as its own arrays (torch.compile)."""
         return k
+
+    def _move_k(self, k: Any, device: Any) -> Any:
+        """A per-matrix ``k`` of this library (checked) on the result's
+        ``device`` (None: the namespace's default): the one policy for a
+        ``k`` on another device is to move it there, before anything is
+        built. By default through the standard's ``to_device``, where the
+        namespace tells its devices apart (its inspection API)."""
+        info = namespace_info(self._xp)
+        if info is None:
+            return k
+        if device is None:
+            device = info.default_device()
+        have = self.device_of(k)
+        if have is None or have == device:
+            return k
+        return to_device(k, device)
 
     def _integral(self, dtype: Any) -> bool:
         """Whether an array ``k`` of this library with ``dtype`` holds integers."""

@@ -100,6 +100,21 @@ class JaxBackend(Backend):
     def _index_dtype(self, device: Any) -> Any:
         return super()._index_dtype(_one_device(device))
 
+    def _move_k(self, k: Any, device: Any) -> Any:
+        import jax
+
+        if device is None or isinstance(k, jax.core.Tracer):
+            # No placement asked, or inside jit or vmap: the caller's.
+            return k
+        if isinstance(device, jax.sharding.NamedSharding):
+            # Every device of the output's mesh reads the offsets: all of them.
+            spec = jax.sharding.PartitionSpec()
+            return jax.device_put(k, jax.sharding.NamedSharding(device.mesh, spec))
+        devices = _devices_of(device)
+        if len(devices) != 1:
+            return k  # (another sharding: jit places k with the call)
+        return jax.device_put(k, next(iter(devices)))
+
     def _clamp(self, k: Any, n_rows: int, n_cols: int) -> Any:
         # Clamped inside the build's one computation (`_builder`), fused:
         # eagerly, each jnp call here would be a computation of its own

@@ -30,9 +30,8 @@ import numpy as np
 from numpy.lib.stride_tricks import as_strided
 
 from .._validate.dtypes import is_ml_dtype, numpy_dtype
-from .._validate.text import show
 from . import numpy_per_matrix as _per_matrix
-from ._base import Backend, Build, Shape
+from ._base import Backend, Build, Shape, host_device
 
 __all__ = ["NumPyBackend", "eye", "eye_2d"]
 
@@ -53,10 +52,7 @@ class NumPyBackend(Backend):
     _short_out = True
 
     def device(self, device: Any) -> Any:
-        if isinstance(device, str) and device == "cpu":
-            return device
-        msg = f"device must be None or 'cpu' for NumPy; got {show(device)}"
-        raise ValueError(msg)
+        return host_device(device, "NumPy")
 
     def device_of(self, x: Any) -> Any:
         return "cpu"

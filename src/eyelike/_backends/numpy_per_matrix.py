@@ -129,8 +129,12 @@ def fill(a: np.ndarray[Any, Any], k: np.ndarray[Any, Any]) -> None:
         step = np.arange(total) - run_starts.repeat(lengths)
         rows = r0.repeat(lengths) + step
         cols = c0.repeat(lengths) + step
-        index = (*np.unravel_index(matrix, batch), rows, cols)
-        a[index] = 1
+        # An index array per batch dimension longer than 1 only: NumPy
+        # takes at most 63, and such dimensions are few (the output fits
+        # memory), where a batch of 62 dimensions may have 62 of size 1.
+        index: list[Any] = list(np.unravel_index(matrix, batch))
+        index = [i if n > 1 else 0 for i, n in zip(index, batch, strict=True)]
+        a[(*index, rows, cols)] = 1
 
 
 def by_table(shape: tuple[int, ...], itemsize: int) -> bool:

@@ -7,6 +7,8 @@ from __future__ import annotations
 import math
 from typing import Any
 
+import numpy as np
+
 __all__ = ["check"]
 
 
@@ -23,7 +25,19 @@ def check(
     if out.dtype != dtype:
         msg = f"out has dtype {out.dtype}; the result needs {dtype}"
         raise TypeError(msg)
-    if strides is not None and _overlaps_itself(shape, strides):
+    if strides is None or _nested(shape, strides):
+        return
+    shares = _shares_memory(shape, strides)
+    if shares is None:
+        msg = (
+            f"out's layout (strides {strides} for shape {shape}) is not one "
+            f"eyelike can check for elements that share memory (more than "
+            f"{_ENUMERATED} elements, with strides that do not nest); pass "
+            f"an out whose strides nest, as any transpose or slice of a "
+            f"contiguous array's do, or copy the result into it"
+        )
+        raise ValueError(msg)
+    if shares:
         msg = (
             f"out has elements that share memory (strides {strides} for shape "
             f"{shape}); it cannot hold an eye"
@@ -31,11 +45,30 @@ def check(
         raise ValueError(msg)
 
 
-def _overlaps_itself(shape: tuple[int, ...], strides: tuple[int, ...]) -> bool:
-    """Whether two elements may share memory (conservative: a layout that is
-    not a permutation of nested, non-overlapping strides counts as overlap)."""
+# Layouts whose strides do not nest are checked element by element up to
+# this many elements (their offsets: 8 bytes each).
+_ENUMERATED = 1 << 20
+
+
+def _shares_memory(shape: tuple[int, ...], strides: tuple[int, ...]) -> bool | None:
+    """Whether two elements of a layout share an address, told exactly from
+    every element's offset; None where there are too many to list (or the
+    sizes are known only when the program runs)."""
+    n = math.prod(shape)
+    if type(n) is not int or n > _ENUMERATED:
+        return None
+    offsets = np.zeros((), dtype=np.int64)
+    for size, stride in zip(shape, strides, strict=True):
+        offsets = np.add.outer(offsets, np.arange(size, dtype=np.int64) * stride)
+    return bool(np.unique(offsets).size < n)
+
+
+def _nested(shape: tuple[int, ...], strides: tuple[int, ...]) -> bool:
+    """Whether the strides, in increasing order, each step past everything
+    the smaller ones reach: then no two elements share memory (the layout of
+    any transpose or slice of a contiguous array). Others may or may not."""
     if math.prod(shape) <= 1:
-        return False
+        return True
     # By stride; equal strides of two dimensions overlap in either order.
     # (An insertion sort of comparisons: torch.compile cannot ``sorted``
     # strides that are symbolic, but it can compare them.)
@@ -49,6 +82,6 @@ def _overlaps_itself(shape: tuple[int, ...], strides: tuple[int, ...]) -> bool:
     extent = 1
     for stride, size in ordered:
         if stride < extent:
-            return True
+            return False
         extent += stride * (size - 1)
-    return False
+    return True

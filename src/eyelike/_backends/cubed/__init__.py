@@ -28,7 +28,7 @@ import numpy as np
 from ..._validate.dtypes import is_ml_dtype
 from ..._validate.text import show
 from .. import numpy as _numpy
-from .._base import Backend, Build
+from .._base import Backend, Build, host_device
 from ..dask.chunks import k_chunks  # (the same rule: k's chunks follow the batch's)
 from .chunks import Chunks, default_limit, fits, library, out_chunks
 
@@ -47,10 +47,7 @@ class CubedBackend(Backend):
     def device(self, device: Any) -> Any:
         # cubed has one device, its chunks' host ("cpu"), and ignores the
         # argument: anything else would be dropped silently.
-        if isinstance(device, str) and device == "cpu":
-            return device
-        msg = f"device must be None or 'cpu' for cubed; got {show(device)}"
-        raise ValueError(msg)
+        return host_device(device, "cubed")
 
     def dtype(self, dtype: Any, device: Any) -> tuple[Any, int]:
         found = super().dtype(dtype, device)
@@ -62,6 +59,9 @@ class CubedBackend(Backend):
             )
             raise TypeError(msg)
         return found
+
+    def _move_k(self, k: Any, device: Any) -> Any:
+        return k  # one device: cubed reads k's blocks where it makes the output's
 
     def to_numpy(self, x: Any) -> np.ndarray[Any, Any]:
         return np.asarray(x.compute())

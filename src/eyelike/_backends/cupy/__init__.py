@@ -56,6 +56,15 @@ class CuPyBackend(Backend):
         dt, itemsize = numpy_dtype(dtype, "cupy")
         return check_dtype(dt), itemsize
 
+    def _move_k(self, k: Any, device: Any) -> Any:
+        import cupy
+
+        target = cupy.cuda.Device() if device is None else device
+        if k.device.id == target.id:
+            return k
+        with target:  # (through the host: no peer access needed)
+            return cupy.asarray(k.get())
+
     def _clamp(self, k: Any, n_rows: int, n_cols: int) -> Any:
         # One pass over k, straight into the type the kernels read: the
         # default (clip, astype to int64, then the kernels' int32) moves k

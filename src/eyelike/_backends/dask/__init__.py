@@ -19,7 +19,7 @@ import numpy as np
 from ..._validate.size import known_shape
 from .. import cupy as _cupy
 from .. import numpy as _numpy
-from .._base import Backend, Build
+from .._base import Backend, Build, host_device, namespace_info
 from .chunks import Chunks, batch_chunks, k_chunks
 
 __all__ = ["DaskBackend", "eye"]
@@ -35,10 +35,19 @@ class DaskBackend(Backend):
     _numpy_dtypes = True
     _scratch = 0  # nothing is made until computed, chunk by chunk
 
+    def device(self, device: Any) -> Any:
+        # Its chunks' host, or array-api-compat's name for the device of a
+        # Dask array (of CuPy chunks too), as its own namespace takes them.
+        info = namespace_info(self._xp)
+        return host_device(device, "Dask", () if info is None else info.devices())
+
     def shape_of(self, x: Any, name: str) -> tuple[int, ...]:
         # Arrays of unknown chunk sizes report nan dimensions.
         hint = f" (for Dask, call {name}.compute_chunk_sizes() first)"
         return known_shape(x, name, hint)
+
+    def _move_k(self, k: Any, device: Any) -> Any:
+        return k  # one device: Dask reads k's blocks where it makes the output's
 
     def to_numpy(self, x: Any) -> np.ndarray[Any, Any]:
         computed = x.compute()

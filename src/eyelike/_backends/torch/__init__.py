@@ -145,6 +145,15 @@ class TorchBackend(Backend):
             return self._torch.as_tensor(k)
         return k
 
+    def _move_k(self, k: Any, device: Any) -> Any:
+        torch = self._torch
+        refuse_meta_k(torch, k, device)
+        if device is None:
+            if torch.compiler.is_compiling():
+                return k  # (torch's default device cannot be read there)
+            device = torch.get_default_device()
+        return k if k.device == device else k.to(device)
+
     def _clamp(self, k: Any, n_rows: int, n_cols: int) -> Any:
         # In int64 first: torch's CPU kernels lack clamp for uint16-64, and
         # bounds beyond a narrow type would not fit it. uint64 values
@@ -282,11 +291,7 @@ class TorchBackend(Backend):
 
     def _plain(self, build: Build) -> Any:
         shape, k, dtype, device = build.shape, build.k, build.dtype, build.device
-        out = build.out
-        if not isinstance(k, int):
-            # Where k and the result's device meet, before anything is made.
-            refuse_meta_k(self._torch, k, device)
-        return general(self._torch, shape, k, dtype, device, out)
+        return general(self._torch, shape, k, dtype, device, build.out)
 
 
 TORCH = TorchBackend()
