@@ -281,9 +281,19 @@ def eye(
         and (out is None or (xp is None and backend._short_out))
     ):
         # The short path, where the gate (`admit`) lets the call through.
-        short = _short(backend, n_rows, n_cols, batch_shape, k, dtype, device, out)
-        if short is not None:
-            return short
+        # (Written here, not by `_short`: under torch.compile each function
+        # read is one more guard.)
+        batch = batch_shape
+        if type(batch) is int:
+            batch = (batch,)  # (the pipeline reads the caller's own)
+        if type(batch) is tuple:
+            cols = n_rows if n_cols is None else n_cols
+            shape = (*batch, n_rows, cols) if batch else (n_rows, cols)
+            settled = admit(shape, k)
+            if settled is not None:
+                short = backend.short_eye(shape, settled, dtype, None, device, out)
+                if short is not None:
+                    return short
         if out is None and not _plain(n_rows, n_cols, batch_shape, dtype, device):
             # A count, batch, dtype or device in another form (np.int64(4),
             # a tensor, "float32", "cpu"): each read once, by the rule the

@@ -169,7 +169,7 @@ def _offsets(
     """``k`` checked and clamped into ``[-n_rows, n_cols]``: a Python int, an
     int64 NumPy array of host values, or an integer array of the result's
     library, broadcastable to ``batch``, on the result's ``device`` (the one
-    policy for a ``k`` on another device: moved there, `Backend._move_k`)."""
+    policy for a ``k`` on another device: moved there, `Backend._clamp`)."""
     plain = type(n_rows) is int and type(n_cols) is int
     if type(k) is int:
         if plain:  # the common call: no more than this
@@ -198,7 +198,7 @@ def _offsets(
         raise TypeError(msg)
     _k.refuse_dtype(k, backend._integral(k.dtype))
     _k.check_broadcast(backend.shape_of(k, "k"), batch)
-    return backend._clamp(backend._move_k(k, device), n_rows, n_cols)
+    return backend._clamp(k, n_rows, n_cols, device)
 
 
 def _check_size(

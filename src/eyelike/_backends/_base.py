@@ -253,8 +253,8 @@ class Backend:
         return k
 
     def _move_k(self, k: Any, device: Any) -> Any:
-        """A per-matrix ``k`` of this library (checked) on the result's
-        ``device`` (None: the namespace's default): the one policy for a
+        """A per-matrix ``k`` of this library on the result's ``device``
+        (None: the namespace's default), for `_clamp`: the one policy for a
         ``k`` on another device is to move it there, before anything is
         built. By default through the standard's ``to_device``, where the
         namespace tells its devices apart (its inspection API)."""
@@ -272,9 +272,11 @@ class Backend:
         """Whether an array ``k`` of this library with ``dtype`` holds integers."""
         return bool(self._xp.isdtype(dtype, "integral"))
 
-    def _clamp(self, k: Any, n_rows: int, n_cols: int) -> Any:
-        """An integer array ``k`` of this library, clamped into
-        ``[-n_rows, n_cols]`` in the index type."""
+    def _clamp(self, k: Any, n_rows: int, n_cols: int, device: Any) -> Any:
+        """An integer array ``k`` of this library (checked) on the result's
+        ``device`` (`_move_k`), clamped into ``[-n_rows, n_cols]`` in the
+        index type."""
+        k = self._move_k(k, device)
         xp = self._xp
         index = self._index_dtype(self.device_of(k))
         if not (type(n_rows) is int and type(n_cols) is int):

@@ -115,11 +115,11 @@ class JaxBackend(Backend):
             return k  # (another sharding: jit places k with the call)
         return jax.device_put(k, next(iter(devices)))
 
-    def _clamp(self, k: Any, n_rows: int, n_cols: int) -> Any:
+    def _clamp(self, k: Any, n_rows: int, n_cols: int, device: Any) -> Any:
         # Clamped inside the build's one computation (`_builder`), fused:
         # eagerly, each jnp call here would be a computation of its own
         # (~10 us each, most of a small call).
-        return k
+        return self._move_k(k, device)
 
     def _on_host(self, device: Any) -> bool:
         import jax

@@ -174,10 +174,10 @@ def dimension(value: Any, name: str) -> int:
     """
     if type(value) is int and 0 <= value <= INT64_MAX:
         return value
-    if isinstance(value, np.integer) and not is_time(value):
-        return within_int64(int(value), name)  # a NumPy integer: its value
     if is_symbolic(value):
         return value  # type: ignore[no-any-return]
+    if isinstance(value, np.integer) and not is_time(value):
+        return within_int64(int(value), name)  # a NumPy integer: its value
     v = index_or_none(value)
     if v is None:
         if is_bool_like(value):

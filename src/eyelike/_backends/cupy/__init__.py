@@ -65,13 +65,14 @@ class CuPyBackend(Backend):
         with target:  # (through the host: no peer access needed)
             return cupy.asarray(k.get())
 
-    def _clamp(self, k: Any, n_rows: int, n_cols: int) -> Any:
+    def _clamp(self, k: Any, n_rows: int, n_cols: int, device: Any) -> Any:
         # One pass over k, straight into the type the kernels read: the
         # default (clip, astype to int64, then the kernels' int32) moves k
         # three times, as many bytes as the output itself when its matrices
         # are small. The bounds fit k's own type, so the clip cannot wrap.
         import cupy
 
+        k = self._move_k(k, device)
         info = np.iinfo(k.dtype)
         with k.device:
             clamped = cupy.empty(k.shape, dtype=offsets_dtype(n_rows, n_cols))

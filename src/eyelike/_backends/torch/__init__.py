@@ -145,22 +145,21 @@ class TorchBackend(Backend):
             return self._torch.as_tensor(k)
         return k
 
-    def _move_k(self, k: Any, device: Any) -> Any:
+    def _clamp(self, k: Any, n_rows: int, n_cols: int, device: Any) -> Any:
+        # Moved as the base class's `_move_k` says, written here (one method,
+        # not two: each is one more guard of a compiled call).
         torch = self._torch
         refuse_meta_k(torch, k, device)
-        if device is None:
-            if torch.compiler.is_compiling():
-                return k  # (torch's default device cannot be read there)
-            device = torch.get_default_device()
-        return k if k.device == device else k.to(device)
-
-    def _clamp(self, k: Any, n_rows: int, n_cols: int) -> Any:
+        if device is None and not torch.compiler.is_compiling():
+            device = torch.get_default_device()  # (not readable there)
+        if device is not None and k.device != device:
+            k = k.to(device)
         # In int64 first: torch's CPU kernels lack clamp for uint16-64, and
         # bounds beyond a narrow type would not fit it. uint64 values
         # >= 2**63 wrap negative and are all beyond the matrix.
-        wide = k.to(self._torch.int64)
+        wide = k.to(torch.int64)
         if wide_unsigned(k.dtype) and k.dtype.itemsize == 8:
-            wide = self._torch.where(wide < 0, n_cols, wide)
+            wide = torch.where(wide < 0, n_cols, wide)
         return wide.clamp(-n_rows, n_cols)
 
     def _same_device(self, have: Any, want: Any) -> bool:
