@@ -17,13 +17,12 @@ from __future__ import annotations
 
 import importlib
 import math
-import operator
 from typing import Any
 
 import numpy as np
 
-from ..._validate.integers import is_bool_like
 from ..._validate.text import show
+from ..dask import chunks as _spec
 
 __all__ = ["Chunks", "default_limit", "fits", "library", "out_chunks"]
 
@@ -40,11 +39,6 @@ def library(name: str) -> Any:
     """A module of cubed, imported on first use (typed ``Any``: a NumPy-only
     install, and the type checker's, has no cubed)."""
     return importlib.import_module(name)
-
-
-def _bad(chunks: Any, shape: tuple[int, ...], why: str) -> ValueError:
-    msg = f"chunks={show(chunks, 120)} is not a chunking for cubed of {shape}: {why}"
-    return ValueError(msg)
 
 
 def _budget(spec: Any) -> tuple[int, int, int]:
@@ -98,51 +92,6 @@ def default_limit(spec: Any, matrix_bytes: int, per_matrix_k: bool) -> tuple[int
     return min(_AUTO_BYTES, budget // per_matrix * m), True
 
 
-def _full_spec(
-    chunks: Any, shape: tuple[int, ...], whole: bool
-) -> tuple[Any, str | None]:
-    """``chunks`` for the whole shape, as cubed's normaliser takes it, and a
-    byte limit for "auto" given as a size ("64MiB"; None: the default's)."""
-    nb = len(shape) - 2
-    matrix: tuple[Any, ...] = tuple(shape[-2:]) if whole else ("auto", "auto")
-    limit = None
-    if chunks is None:
-        chunks = "auto" if whole else 1
-    if isinstance(chunks, str) and chunks != "auto":
-        limit, chunks = chunks, "auto"
-    if isinstance(chunks, dict):
-        spec: dict[int, Any] = {nb: matrix[0], nb + 1: matrix[1]}
-        for axis, value in chunks.items():
-            try:
-                i = operator.index(axis)
-            except TypeError:
-                i = len(shape)  # reported below
-            if isinstance(axis, (bool, np.bool_)) or not -len(shape) <= i < len(shape):
-                why = f"axis {show(axis)} is not one of its {len(shape)} dimensions"
-                raise _bad(chunks, shape, why)
-            spec[i % len(shape)] = value
-        return tuple(spec.get(i, "auto") for i in range(len(shape))), limit
-    if isinstance(chunks, (tuple, list)):
-        if len(chunks) == nb:
-            return (*chunks, *matrix), limit
-        if len(chunks) == nb + 2:
-            return tuple(chunks), limit
-        why = (
-            f"expected {nb} entries (one per batch dimension) or {nb + 2} (one "
-            f"per dimension), got {len(chunks)}"
-        )
-        raise _bad(chunks, shape, why)
-    return (*(chunks,) * nb, *matrix), limit
-
-
-def _flat(spec: Any) -> list[Any]:
-    """The values of a spec (nested one level: a dimension's chunk sizes)."""
-    out: list[Any] = []
-    for value in spec:
-        out += list(value) if isinstance(value, (tuple, list)) else [value]
-    return out
-
-
 def out_chunks(
     chunks: Any,
     shape: tuple[int, ...],
@@ -151,30 +100,30 @@ def out_chunks(
     whole: bool,
 ) -> Chunks:
     """The output's chunks: regular (as cubed stores arrays), each dimension's
-    sizes summing to it; "auto" within ``limit`` bytes."""
+    sizes summing to it; "auto" within ``limit`` bytes. Read as Dask's are
+    (``dask/chunks.py``), but that a dict names any dimension (one it does
+    not name is "auto"), and the matrix is split where ``whole`` is False."""
     normalize_chunks = library("cubed.utils").normalize_chunks
-    spec, size = _full_spec(chunks, shape, whole)
-    for value in _flat(spec):
-        if is_bool_like(value):
-            raise _bad(chunks, shape, "a bool is not a chunk size")
-        if isinstance(value, (tuple, list)) or not (
-            (isinstance(value, str) and value == "auto")
-            or (isinstance(value, (int, np.integer)) and value >= -1)
-        ):
-            why = "a chunk size is a positive int, -1 (the whole dimension) or 'auto'"
-            raise _bad(chunks, shape, f"{why}; got {show(value)}")
-    if math.prod(shape) == 0:
-        # "auto" divides by the chunk's size; with no elements, one chunk.
-        spec = tuple(-1 if isinstance(v, str) else v for v in spec)
+
+    def bad(why: str) -> ValueError:
+        msg = (
+            f"chunks={show(chunks, 120)} is not a chunking for cubed of {shape}: {why}"
+        )
+        return ValueError(msg)
+
+    _spec.check_values(chunks, bad)
+    matrix: tuple[Any, Any] = (shape[-2], shape[-1]) if whole else ("auto", "auto")
+    if chunks is None:
+        chunks = "auto" if whole else 1
+    spec, size = _spec.read(chunks, shape, matrix, axes="all", missing="auto", bad=bad)
     try:
         normal = normalize_chunks(spec, shape, limit=size or limit, dtype=dtype)
     except (TypeError, ValueError, ZeroDivisionError) as exc:
-        raise _bad(chunks, shape, str(exc) or type(exc).__name__) from exc
-    for dim, n in zip(normal, shape, strict=True):
-        if sum(dim) != n or any(c < 0 for c in dim):
-            raise _bad(chunks, shape, f"it gives chunks {show(tuple(dim), 60)}")
+        raise bad(str(exc) or type(exc).__name__) from exc
+    found = _spec.check_sums(normal, shape, bad)
+    for dim in found:
         # cubed stores in Zarr: equal chunks, the last no larger.
         if any(c != dim[0] for c in dim[:-1]) or dim[-1] > dim[0]:
-            why = f"cubed's chunks are regular; this gives {show(tuple(dim), 60)}"
-            raise _bad(chunks, shape, why)
-    return tuple(tuple(int(c) for c in dim) for dim in normal)
+            msg = f"cubed's chunks are regular; this gives {show(dim, 60)}"
+            raise bad(msg)
+    return found

@@ -1,12 +1,17 @@
-"""Dask's ``chunks=`` for eyelike's output: any form ``dask.array`` accepts,
-for the batch dimensions (every chunk holds whole matrices), refused with a
-message naming ``chunks`` where it is not a chunking of them; and the chunks
-of a per-matrix ``k`` that line up with the output's."""
+"""``chunks=`` for the lazy libraries (Dask, and cubed, which reads it here
+too): any form ``dask.array`` and ``cubed`` accept, read as one spec a
+dimension (`read`), its values checked (`check_values`), what the
+library's normaliser made of it checked (`check_sums`); Dask's chunks of
+the batch dimensions, every chunk holding whole matrices (`batch_chunks`);
+and the chunks of a per-matrix ``k`` that line up with the output's
+(`k_chunks`). Every refusal is a ValueError naming ``chunks``.
+"""
 
 from __future__ import annotations
 
 import math
 import operator
+from collections.abc import Callable
 from typing import Any
 
 import numpy as np
@@ -14,18 +19,10 @@ import numpy as np
 from ..._validate.integers import is_bool_like
 from ..._validate.text import show
 
-__all__ = ["Chunks", "batch_chunks", "k_chunks"]
+__all__ = ["Chunks", "batch_chunks", "check_sums", "check_values", "k_chunks", "read"]
 
 Chunks = tuple[tuple[int, ...], ...]
-
-
-def _bad_chunks(chunks: Any, batch: tuple[int, ...], why: str) -> ValueError:
-    msg = (
-        f"chunks={show(chunks, 120)} is not a chunking of the batch dimensions "
-        f"{batch} (every chunk holds whole matrices): {why}"
-    )
-    return ValueError(msg)
-
+Bad = Callable[[str], ValueError]
 
 # A chunks spec nests at most a dict of sequences of sizes: three levels.
 _MAX_DEPTH = 3
@@ -35,7 +32,7 @@ def _leaves(spec: Any) -> list[Any] | None:
     """The values a chunks spec holds (dict values and nested sequences
     opened), level by level without recursion; None where it nests deeper
     than any chunks spec (or holds itself), which would otherwise overflow
-    the stack here or in Dask."""
+    the stack here or in the library."""
     leaves, level = [], [spec]
     for _ in range(_MAX_DEPTH + 1):
         inner: dict[int, Any] = {}
@@ -52,90 +49,77 @@ def _leaves(spec: Any) -> list[Any] | None:
     return None
 
 
-def _has(spec: Any, bad: Any) -> bool:
-    """Whether a chunks spec holds a value ``bad`` says yes to, anywhere
-    (dict values and nested sequences too)."""
-    leaves = _leaves(spec)
-    return leaves is not None and any(bad(v) for v in leaves)
+def check_values(chunks: Any, bad: Bad) -> None:
+    """Refuse a spec nested too deeply, or holding a bool or a size below -1
+    (which Dask's normaliser lets through, to fail at compute, in a task)."""
+    leaves = _leaves(chunks)
+    if leaves is None:
+        msg = f"it nests more than {_MAX_DEPTH} levels deep"
+        raise bad(msg)
+    if any(is_bool_like(v) for v in leaves):
+        msg = "a bool is not a chunk size"
+        raise bad(msg)
+    if any(isinstance(v, (int, np.integer)) and v < -1 for v in leaves):
+        msg = "a chunk size is a positive int, or -1 for the whole dimension"
+        raise bad(msg)
 
 
-def _below_minus_one(value: Any) -> bool:
-    return isinstance(value, (int, np.integer)) and bool(value < -1)
+def read(
+    chunks: Any,
+    shape: tuple[int, ...],
+    matrix: tuple[Any, Any],
+    *,
+    axes: str,
+    missing: Any,
+    bad: Bad,
+) -> tuple[tuple[Any, ...], str | None]:
+    """``chunks`` as one entry a dimension of ``shape``, and the byte limit
+    of "auto" given as a size ("64MiB"; None: the library's default).
 
-
-def _full_spec(
-    chunks: Any, batch: tuple[int, ...], n_rows: int, n_cols: int
-) -> tuple[Any, Any]:
-    """``chunks`` as a spec for the whole output, and the size limit to use.
-
-    Returns a spec that ``normalize_chunks`` accepts for ``batch + (R, C)``
-    (whole matrices per chunk unless the caller's full-rank spec says
-    otherwise, which is checked after normalising), and a byte limit for
-    ``"auto"`` (None: Dask's ``array.chunk-size``).
+    ``matrix``: the matrix dimensions' entries where ``chunks`` names the
+    batch's only; ``axes``: which dimensions a dict may name, "batch" or
+    "all"; ``missing``: a dict's entry for a dimension it does not name.
+    With no elements, "auto" (which divides by the chunk's size) is -1.
     """
-    nb = len(batch)
+    nb = len(shape) - 2
     limit = None
-    if chunks is None:
-        chunks = "auto"
     if isinstance(chunks, str) and chunks != "auto":
-        # A size such as "64MiB": "auto" chunks of at most that many bytes.
         limit, chunks = chunks, "auto"
     if isinstance(chunks, dict):
-        spec: dict[int, Any] = {}
+        named = nb if axes == "batch" else len(shape)
+        spec: list[Any] = [missing] * nb + list(matrix)
         for axis, value in chunks.items():
             try:
                 i = operator.index(axis)
             except TypeError:
-                i = nb  # reported below
-            if isinstance(axis, (bool, np.bool_)) or not -nb <= i < nb:
-                why = f"axis {show(axis)} is not one of the {nb} batch dimensions"
-                raise _bad_chunks(chunks, batch, why)
-            spec[i % nb] = value
-        return {**spec, nb: n_rows, nb + 1: n_cols}, limit
-    if isinstance(chunks, (tuple, list)):
+                i = named  # refused below
+            if isinstance(axis, (bool, np.bool_)) or not -named <= i < named:
+                which = f"the {nb} batch" if axes == "batch" else f"its {named}"
+                msg = f"axis {show(axis)} is not one of {which} dimensions"
+                raise bad(msg)
+            spec[i % named] = value
+        full = tuple(spec)
+    elif isinstance(chunks, (tuple, list)):
         if len(chunks) == nb:
-            return (*chunks, n_rows, n_cols), limit
-        if len(chunks) == nb + 2:
-            return tuple(chunks), limit
-        why = f"expected {nb} entries (one per batch dimension), got {len(chunks)}"
-        raise _bad_chunks(chunks, batch, why)
-    # One value (an int, -1, "auto") for every batch dimension.
-    return (*(chunks,) * nb, n_rows, n_cols), limit
-
-
-def batch_chunks(
-    chunks: Any, shape: tuple[int, ...], dtype: np.dtype[Any], like: Any
-) -> Chunks:
-    """The chunks of the output along the batch dimensions."""
-    from dask.array.core import normalize_chunks
-
-    batch, (n_rows, n_cols) = shape[:-2], shape[-2:]
-    if like is not None:
-        # Keep x's batch chunks; its chunking of the matrix dims is dropped.
-        return tuple(tuple(int(c) for c in dim) for dim in like.chunks[:-2])
-    if _leaves(chunks) is None:
-        why = f"it nests more than {_MAX_DEPTH} levels deep"
-        raise _bad_chunks(chunks, batch, why)
-    if _has(chunks, is_bool_like):
-        raise _bad_chunks(chunks, batch, "a bool is not a chunk size")
-    if _has(chunks, _below_minus_one):
-        # Dask's normaliser lets some through (-5 along 64 gives one chunk of
-        # -1), to fail at compute, inside a task.
-        why = "a chunk size is a positive int, or -1 for the whole dimension"
-        raise _bad_chunks(chunks, batch, why)
-    spec, limit = _full_spec(chunks, batch, n_rows, n_cols)
-    if math.prod(shape) == 0:
-        # "auto" divides by the chunk's size; with no elements, one chunk.
-        if isinstance(spec, dict):
-            spec = {i: -1 if v == "auto" else v for i, v in spec.items()}
+            full = (*chunks, *matrix)
+        elif len(chunks) == nb + 2:
+            full = tuple(chunks)
         else:
-            spec = tuple(-1 if isinstance(v, str) and v == "auto" else v for v in spec)
-    try:
-        normal = normalize_chunks(spec, shape, limit=limit, dtype=dtype)
-    except (TypeError, ValueError, ZeroDivisionError) as exc:
-        raise _bad_chunks(chunks, batch, str(exc) or type(exc).__name__) from exc
-    # Whatever else the normaliser lets through is refused here, not at
-    # compute.
+            why = (
+                f"expected {nb} entries (one per batch dimension) or {nb + 2} "
+                f"(one per dimension), got {len(chunks)}"
+            )
+            raise bad(why)
+    else:  # one value (an int, -1, "auto") for every batch dimension
+        full = (*(chunks,) * nb, *matrix)
+    if math.prod(shape) == 0:
+        full = tuple(-1 if isinstance(v, str) and v == "auto" else v for v in full)
+    return full, limit
+
+
+def check_sums(normal: Any, shape: tuple[int, ...], bad: Bad) -> Chunks:
+    """The library's normalised chunks, as ints, where each dimension's sum
+    to it; else refused (a normaliser lets some negative sizes through)."""
     for dim, size in zip(normal, shape, strict=True):
         if any(c < 0 for c in dim) or sum(dim) != size:
             why = (
@@ -143,11 +127,46 @@ def batch_chunks(
                 f"this one gives chunks {show(tuple(dim), 60)} along a dimension "
                 f"of {size}"
             )
-            raise _bad_chunks(chunks, batch, why)
-    if tuple(normal[-2:]) != ((n_rows,), (n_cols,)):
-        why = f"the matrix dimensions would be split as {normal[-2:]}"
-        raise _bad_chunks(chunks, batch, why)
-    return tuple(tuple(int(c) for c in dim) for dim in normal[:-2])
+            raise bad(why)
+    return tuple(tuple(int(c) for c in dim) for dim in normal)
+
+
+def batch_chunks(
+    chunks: Any, shape: tuple[int, ...], dtype: np.dtype[Any], like: Any
+) -> Chunks:
+    """Dask's chunks of the output along the batch dimensions (``like``'s,
+    for ``eye_like``: its chunking of the matrix dimensions dropped)."""
+    from dask.array.core import normalize_chunks
+
+    if like is not None:
+        return tuple(tuple(int(c) for c in dim) for dim in like.chunks[:-2])
+    batch = shape[:-2]
+
+    def bad(why: str) -> ValueError:
+        msg = (
+            f"chunks={show(chunks, 120)} is not a chunking of the batch "
+            f"dimensions {batch} (every chunk holds whole matrices): {why}"
+        )
+        return ValueError(msg)
+
+    check_values(chunks, bad)
+    spec, limit = read(
+        "auto" if chunks is None else chunks,
+        shape,
+        shape[-2:],
+        axes="batch",
+        missing=None,
+        bad=bad,
+    )
+    try:
+        normal = normalize_chunks(spec, shape, limit=limit, dtype=dtype)
+    except (TypeError, ValueError, ZeroDivisionError) as exc:
+        raise bad(str(exc) or type(exc).__name__) from exc
+    found = check_sums(normal, shape, bad)
+    if found[-2:] != ((shape[-2],), (shape[-1],)):
+        msg = f"the matrix dimensions would be split as {normal[-2:]}"
+        raise bad(msg)
+    return found[:-2]
 
 
 def k_chunks(k_shape: tuple[int, ...], batch: tuple[int, ...], bc: Chunks) -> Chunks:
