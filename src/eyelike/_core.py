@@ -310,9 +310,19 @@ def eye(
             short = _short(backend, n_rows, n_cols, batch_shape, k, dtype, device, out)
             if short is not None:
                 return short
-    # (By position, in the signature's order.)
-    args = (n_rows, n_cols, k, batch_shape, dtype, device, xp, out, chunks, order)
-    return _pipeline_eye(backend, *args)
+    return _pipeline_eye(
+        backend,
+        n_rows=n_rows,
+        n_cols=n_cols,
+        k=k,
+        batch_shape=batch_shape,
+        dtype=dtype,
+        device=device,
+        xp=xp,
+        out=out,
+        chunks=chunks,
+        order=order,
+    )
 
 
 def _short(

@@ -34,6 +34,7 @@ __all__ = ["eye", "eye_like"]
 
 def eye(
     backend: Backend,
+    *,
     n_rows: Any,
     n_cols: Any,
     k: Any,
@@ -46,8 +47,7 @@ def eye(
     order: Any,
 ) -> Any:
     """`eye` for every input, of ``backend`` (``out``'s where given, else
-    ``xp``'s): check each argument once, then build. (The arguments in
-    `eye`'s order, which the front end passes by position.)"""
+    ``xp``'s): check each argument once, then build."""
     if out is not None:
         if xp is not None and backend_of_namespace(xp) is not backend:
             msg = f"out is a {backend.name} array but xp={show(xp)} was asked for"

@@ -77,7 +77,7 @@ def test_per_matrix_k_of_every_integer_type(cp: Any, kind: str) -> None:
         got = eyelike.eye(r, c, k=k, batch_shape=len(ks), dtype="float32", xp=cp)
         np.testing.assert_array_equal(got.get(), reference((len(ks),), r, c, ks))
     backend = eyelike._backends.backend_of_array(k)
-    assert _offsets(backend, k, (len(ks),), 3, 4).dtype == np.int32
+    assert _offsets(backend, k, (len(ks),), 3, 4, None).dtype == np.int32
     col = cp.asarray([[ks[0]], [ks[-1]]], dtype=kind)
     got = eyelike.eye(3, 4, k=col, batch_shape=(2, 5), xp=cp)
     want = reference((2, 5), 3, 4, [[ks[0]], [ks[-1]]])
