@@ -269,3 +269,30 @@ def test_out_too_large_to_check_says_so(monkeypatch: pytest.MonkeyPatch) -> None
     with pytest.raises(ValueError, match="not one eyelike can check"):
         eyelike.eye(2, 3, out=out)
     assert (base == 7).all()
+
+
+def test_k_on_one_device_for_a_sharded_result_jax() -> None:
+    """A sharded result reads k on every device of its mesh: k is
+    replicated there, whichever device (or sharding) it came on."""
+    jax = pytest.importorskip("jax")
+    jnp = jax.numpy
+    devices = jax.devices()
+    if len(devices) < 2:
+        pytest.skip("needs two JAX devices (XLA_FLAGS in conftest.py)")
+    from jax.sharding import Mesh, NamedSharding, PartitionSpec
+
+    sharding = NamedSharding(Mesh(np.array(devices[:2]), ("b",)), PartitionSpec("b"))
+    x = jax.device_put(jnp.zeros((4, 3, 3)), sharding)
+    host = [0, 1, -1, 2]
+    want = reference(3, 3, host, (4,), "float32")
+    for k in (
+        jax.device_put(jnp.asarray(host), devices[1]),
+        jax.device_put(jnp.asarray(host), sharding),
+        host,
+    ):
+        got = eyelike.eye_like(x, k=k)
+        assert got.sharding == sharding
+        np.testing.assert_array_equal(np.asarray(got), want)
+        got = eyelike.eye(3, batch_shape=4, k=k, xp=jnp, device=sharding)
+        assert got.sharding == sharding
+        np.testing.assert_array_equal(np.asarray(got), want)

@@ -23,7 +23,7 @@ import numpy as np
 
 from ._base import Build, namespace_info
 
-__all__ = ["array_api_eye", "check_index_fits", "needs", "on", "unknown_batch"]
+__all__ = ["array_api_eye", "check_index_fits", "mask", "needs", "on", "unknown_batch"]
 
 
 def on(device: Any) -> dict[str, Any]:
@@ -169,13 +169,22 @@ def _build(
         raw.int64 if info is None else info.default_dtypes(**where)["indexing"]
     )
     check_index_fits(n_rows, n_cols, index_dtype, xp.iinfo(index_dtype).max)
-    rows = xp.arange(n_rows, dtype=index_dtype, **where)
-    cols = xp.arange(n_cols, dtype=index_dtype, **where)
-    diff = cols[None, :] - rows[:, None]
-    mask = diff == xp.asarray(k, dtype=index_dtype, **where)[..., None, None]
+    hit = mask(xp, n_rows, n_cols, k, index_dtype, where)
     # A fresh, writeable array, never a broadcast view: the standard's
     # astype copies unless told copy=False (unsaid: mlx's has no copy=).
-    return xp.astype(xp.broadcast_to(mask, shape), dtype)
+    return xp.astype(xp.broadcast_to(hit, shape), dtype)
+
+
+def mask(
+    xp: Any, n_rows: Any, n_cols: Any, k: Any, index: Any, where: dict[str, Any]
+) -> Any:
+    """The rule itself, ``col - row == k``, on any namespace: a bool array
+    of ``k``'s shape and ``(n_rows, n_cols)`` (``index``: the type it is
+    computed in, which holds ``k`` clamped; ``where``: `on`'s device)."""
+    rows = xp.arange(n_rows, dtype=index, **where)
+    cols = xp.arange(n_cols, dtype=index, **where)
+    offsets = xp.asarray(k, dtype=index, **where)[..., None, None]
+    return (cols[None, :] - rows[:, None]) == offsets
 
 
 def unknown_batch(xp: Any, build: Build) -> Any:
@@ -188,8 +197,6 @@ def unknown_batch(xp: Any, build: Build) -> Any:
     if isinstance(build.k, int):
         part = named.eye(n_rows, n_cols, k=build.k, dtype=build.dtype)
     else:
-        rows = named.arange(n_rows, dtype=named.int64)
-        cols = named.arange(n_cols, dtype=named.int64)
-        k = named.asarray(build.k, dtype=named.int64)[..., None, None]
-        part = named.astype((cols[None, :] - rows[:, None]) == k, build.dtype)
+        hit = mask(named, n_rows, n_cols, build.k, named.int64, {})
+        part = named.astype(hit, build.dtype)
     return named.zeros_like(build.like, dtype=build.dtype) + part
