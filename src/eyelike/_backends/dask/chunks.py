@@ -153,7 +153,7 @@ def batch_chunks(
     spec, limit = read(
         "auto" if chunks is None else chunks,
         shape,
-        shape[-2:],
+        (shape[-2], shape[-1]),
         axes="batch",
         missing=None,
         bad=bad,
