@@ -18,7 +18,6 @@ import math
 import os
 import shutil
 import stat
-import tempfile
 import types
 import zipfile
 from collections.abc import Callable, Iterable, Iterator
@@ -303,9 +302,12 @@ def _replace(output: str, put: Callable[[IO[bytes]], None], size: int) -> None:
     if size > free:
         msg = f"it needs {size:,} bytes, and its disk has {free:,} bytes free"
         raise OSError(errno.ENOSPC, msg)
-    handle, temporary = tempfile.mkstemp(prefix=f".{name}.", suffix=".tmp", dir=folder)
+    # Named first, then made (O_EXCL: never another's file): a stop at any
+    # moment inside the try removes it, and only it.
+    temporary = os.path.join(folder, f".{name}.{os.urandom(6).hex()}.tmp")
     try:
-        with os.fdopen(handle, "wb") as f:
+        flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_BINARY", 0)
+        with os.fdopen(os.open(temporary, flags, 0o600), "wb") as f:
             put(f)
             f.flush()
             # On disk before the rename: a crash then leaves the old file
@@ -313,6 +315,8 @@ def _replace(output: str, put: Callable[[IO[bytes]], None], size: int) -> None:
             os.fsync(f.fileno())
         os.chmod(temporary, mode)
         os.replace(temporary, target)
+    except FileExistsError:
+        raise  # (not made here)
     except BaseException:
         with contextlib.suppress(OSError):
             os.unlink(temporary)

@@ -6,6 +6,7 @@ that cannot fit the disk refused first; SIGINT and SIGTERM stop it cleanly."""
 from __future__ import annotations
 
 import io
+import os
 import signal
 import stat
 import subprocess
@@ -175,13 +176,13 @@ def test_a_write_the_disk_cannot_hold_is_refused_first(
 
     monkeypatch.setattr(_cli_write.shutil, "disk_usage", disk_usage)
     made: list[str] = []
-    real_mkstemp = _cli_write.tempfile.mkstemp
+    real_open = os.open
 
-    def mkstemp(*args: Any, **kwargs: Any) -> Any:
-        made.append("temp")
-        return real_mkstemp(*args, **kwargs)
+    def os_open(file: str, *args: Any, **kwargs: Any) -> Any:
+        made.append(file)
+        return real_open(file, *args, **kwargs)
 
-    monkeypatch.setattr(_cli_write.tempfile, "mkstemp", mkstemp)
+    monkeypatch.setattr(_cli_write.os, "open", os_open)
     assert main(words) == 1
     err = capsys.readouterr().err
     assert err == (
@@ -202,8 +203,12 @@ def _eyelike(*words: str) -> list[str]:
 
 @pytest.mark.skipif(sys.platform == "win32", reason="POSIX signals")
 @pytest.mark.parametrize("sig", [signal.SIGINT, signal.SIGTERM])
-def test_a_signal_stops_it_cleanly(sig: signal.Signals, tmp_path: Path) -> None:
-    """A real signal while a 1 GiB file is written: the temporary file
+@pytest.mark.parametrize("written", [0, 16 << 20])
+def test_a_signal_stops_it_cleanly(
+    sig: signal.Signals, written: int, tmp_path: Path
+) -> None:
+    """A real signal while a 1 GiB file is written (as soon as the
+    temporary file is there, or once it holds 16 MiB): the temporary file
     removed, the old file and its mode kept, 128 + the signal, one line."""
     path = tmp_path / "b.npy"
     path.write_bytes(b"before")
@@ -213,10 +218,12 @@ def test_a_signal_stops_it_cleanly(sig: signal.Signals, tmp_path: Path) -> None:
         stderr=subprocess.PIPE,
     ) as proc:
         deadline = time.monotonic() + 60
-        while len(list(tmp_path.iterdir())) < 2:  # the temporary file
+        while not [
+            p for p in tmp_path.glob(".b.npy.*.tmp") if p.stat().st_size >= written
+        ]:
             assert proc.poll() is None, "ended before the signal"
             assert time.monotonic() < deadline
-            time.sleep(0.01)
+            time.sleep(0.001)
         proc.send_signal(sig)
         assert proc.stderr is not None
         err = proc.stderr.read().decode()
