@@ -47,26 +47,8 @@ def _header(result: Any, shape: tuple[int, ...]) -> tuple[str, str, Any]:
     return f"# shape {shape}, dtype {dtype}, {backend.name}", dtype, backend
 
 
-def _show(result: Any) -> str:
-    """For a terminal: a header line (shape, dtype, library), then the
-    values as NumPy prints them (long ones elided with ``...``), or as
-    their own library does where NumPy cannot hold them (meta tensors,
-    shapes NumPy cannot make)."""
-    header, dtype, backend = _header(result, tuple(int(d) for d in result.shape))
-    try:
-        # Widened where NumPy would print ml_dtypes' values without a
-        # decimal point: a float8 eye would read as ``1 0 0``, like an
-        # integer one.
-        values = _write.widened(backend.to_numpy(result))
-    except Exception:  # any conversion failure: show it natively
-        return f"{header}\n{result}"
-    if values.dtype.name != dtype:
-        header += f" (values shown as {values.dtype.name})"
-    return f"{header}\n{values}"
-
-
 def _blocks(
-    backend: Any, shape: tuple[int, ...], k: int | list[int], request: dict[str, Any]
+    backend: Any, shape: tuple[int, ...], request: dict[str, Any]
 ) -> Iterator[np.ndarray[Any, Any]]:
     """The eye of ``shape`` in order, as NumPy arrays of at most `BLOCK`
     values (or one row): whole matrices, or rows of one. Rows ``top`` on of
@@ -74,6 +56,7 @@ def _blocks(
     a list, cycled (a list is one offset per index of the last batch
     dimension, broadcast)."""
     *batch, n_rows, n_cols = shape
+    k = request["k"]
     count = math.prod(batch)
     matrices = max(1, BLOCK // (n_rows * n_cols or 1))
     height = max(1, min(n_rows, BLOCK // (n_cols or 1)))
@@ -85,7 +68,7 @@ def _blocks(
             else:
                 offsets = [k[m % len(k)] + top for m in range(first, first + n)]
             rows = min(height, n_rows - top)
-            block = eye(rows, n_cols, k=offsets, batch_shape=n, **request)
+            block = eye(rows, n_cols, **request | {"k": offsets, "batch_shape": n})
             yield backend.to_numpy(block)
 
 
@@ -99,7 +82,8 @@ def _write_out(
     batch = tuple(args.batch_shape)
     shape = (*batch, args.rows, n_cols)
     device = named_device(xp, args.backend, args.device)
-    request = {"dtype": args.dtype, "device": device, "xp": xp}
+    request = {"k": args.k, "batch_shape": batch, "dtype": args.dtype}
+    request |= {"device": device, "xp": xp}
     # Made whole for a terminal (its view elides) and for a stream that is
     # memory itself (io.StringIO), under the memory rule; else streamed,
     # with every rule but the size's checked on the eye with no rows (the
@@ -108,34 +92,36 @@ def _write_out(
     whole = terminal or (args.output in (None, "-") and not _has_fd())
     rows = args.rows if whole else min(args.rows, 0)
     try:
-        result = eye(rows, n_cols, k=args.k, batch_shape=batch, **request)
+        result = eye(rows, n_cols, **request)
     except (TypeError, ValueError, MemoryError) as exc:
         parser.error(str(exc))
-    if terminal:
-        print(_show(result), flush=True)
-        return
     header, dtype, backend = _header(result, shape)
     try:
         values = backend.to_numpy(result)
     except Exception as exc:  # a meta tensor: no values anywhere
         if fmt is None:  # printed by its own library
-            native = eye(args.rows, n_cols, k=args.k, batch_shape=batch, **request)
+            native = result if whole else eye(args.rows, n_cols, **request)
             print(f"{header}\n{native}", flush=True)
             return
         parser.error(
             f"cannot write the result: its values cannot be copied to the host "
             f"({type(exc).__name__}: {exc})"
         )
-    shown = _write.widened(values).dtype
-    if fmt is None and shown.name != dtype:
-        header += f" (values shown as {shown.name})"
+    # Widened where NumPy would print ml_dtypes' values without a decimal
+    # point: a float8 eye would read as ``1 0 0``, like an integer one.
+    shown = _write.widened(values)
+    if fmt is None and shown.dtype.name != dtype:
+        header += f" (values shown as {shown.dtype.name})"
+    if terminal:  # NumPy's summary of a long one, elided with "..."
+        print(f"{header}\n{shown}", flush=True)
+        return
     try:
         _write.check_values(values, dtype, fmt)
     except _write.Refused as exc:
         parser.error(str(exc))
     blocks: Iterable[Any] = [values]
     if not whole:
-        blocks = _blocks(backend, shape, args.k, request)
+        blocks = _blocks(backend, shape, request)
         # The first block made before anything is written: if it is made,
         # every block is (none is larger).
         try:
