@@ -1,11 +1,12 @@
-"""The command line's data output (``--output FILE``, ``--format``): NumPy's
-``.npy`` and ``.npz``, and text as ``np.loadtxt`` reads it, written to a
-file (atomically) or to standard output.
+"""The command line's output, written as its blocks come (`write`): data
+(``--output FILE``, ``--format``: NumPy's ``.npy`` and ``.npz``, and text
+as ``np.loadtxt`` reads it) and the printed view with every value, to a
+file (atomically, after a check of its disk's room) or to standard output.
 
 The checks here raise `Refused` (a usage error, exit 2) before anything is
 written; a failure while writing is an ``OSError`` for the caller to report
 (exit 1). `widened` (ml_dtypes' values in a NumPy type that shows them as
-numbers) serves the printed view too.
+numbers) serves the terminal's view too.
 """
 
 from __future__ import annotations

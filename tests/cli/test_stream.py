@@ -204,13 +204,14 @@ def _eyelike(*words: str) -> list[str]:
 @pytest.mark.skipif(sys.platform == "win32", reason="POSIX signals")
 @pytest.mark.parametrize("sig", [signal.SIGINT, signal.SIGTERM])
 @pytest.mark.parametrize("written", [0, 16 << 20])
+@pytest.mark.parametrize("suffix", ["npy", "npz"])
 def test_a_signal_stops_it_cleanly(
-    sig: signal.Signals, written: int, tmp_path: Path
+    sig: signal.Signals, written: int, suffix: str, tmp_path: Path
 ) -> None:
     """A real signal while a 1 GiB file is written (as soon as the
     temporary file is there, or once it holds 16 MiB): the temporary file
     removed, the old file and its mode kept, 128 + the signal, one line."""
-    path = tmp_path / "b.npy"
+    path = tmp_path / f"b.{suffix}"
     path.write_bytes(b"before")
     path.chmod(0o640)
     with subprocess.Popen(
@@ -218,9 +219,7 @@ def test_a_signal_stops_it_cleanly(
         stderr=subprocess.PIPE,
     ) as proc:
         deadline = time.monotonic() + 60
-        while not [
-            p for p in tmp_path.glob(".b.npy.*.tmp") if p.stat().st_size >= written
-        ]:
+        while not [p for p in tmp_path.glob(".b.*.tmp") if p.stat().st_size >= written]:
             assert proc.poll() is None, "ended before the signal"
             assert time.monotonic() < deadline
             time.sleep(0.001)
@@ -229,6 +228,6 @@ def test_a_signal_stops_it_cleanly(
         err = proc.stderr.read().decode()
         assert proc.wait(timeout=60) == 128 + sig
     assert err == f"eyelike: stopped by {sig.name}; {str(path)!r} not written\n"
-    assert [p.name for p in tmp_path.iterdir()] == ["b.npy"]
+    assert [p.name for p in tmp_path.iterdir()] == [path.name]
     assert path.read_bytes() == b"before"
     assert stat.S_IMODE(path.stat().st_mode) == 0o640
