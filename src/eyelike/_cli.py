@@ -1,18 +1,25 @@
 """The command line: ``eyelike ROWS [COLS] [-k K] [--batch-shape 2,3] ...``.
 
-`main` makes the eye, then prints it or writes it. Its arguments (the
+`main` checks the arguments with `eye` itself, then makes the eye block by
+block (whole matrices, or a block of one matrix's rows: `BLOCK` values at
+most) and prints or writes each block before it makes the next, so an
+output larger than memory streams to a pipe or a file. SIGINT and SIGTERM
+stop it with one line (the temporary file removed). Its arguments (the
 parser, the help text, the device ``--device`` names): ``_cli_args.py``;
-its ``--output`` files and formats: ``_cli_write.py``.
+its ``--output`` files, formats and the printed view: ``_cli_write.py``.
 """
 
 from __future__ import annotations
 
 import argparse
 import importlib
+import itertools
+import math
 import os
+import signal
 import sys
-from collections.abc import Sequence
-from contextlib import nullcontext
+import threading
+from collections.abc import Iterable, Iterator, Sequence
 from typing import Any
 
 import numpy as np
@@ -28,64 +35,120 @@ __all__ = ["main"]
 
 # Exit status where the output's reader closed it early.
 _BROKEN_PIPE = 128 + 13
+BLOCK = 1 << 16
+"""The most values made at once (512 KiB of float64), unless one row is more."""
 
 
-def _header(result: Any) -> tuple[str, str, Any]:
+def _header(result: Any, shape: tuple[int, ...]) -> tuple[str, str, Any]:
     """The header line (shape, dtype, library), the dtype's name and the
     result's backend."""
     backend = _registry.backend_of_array(result, "result")
     dtype = dtype_name(result.dtype) or str(result.dtype)
-    shape = tuple(int(d) for d in result.shape)
     return f"# shape {shape}, dtype {dtype}, {backend.name}", dtype, backend
 
 
-def _show(result: Any, whole: bool = False) -> str:
-    """A header line (shape, dtype, library), then the values as NumPy
-    prints them, or as their own library does where NumPy cannot hold them
-    (meta tensors, shapes NumPy cannot make). ``whole``: every value, none
-    elided with ``...`` (for a reader other than a person at a terminal)."""
-    header, dtype, backend = _header(result)
-    try:
-        # Widened where NumPy would print ml_dtypes' values without a
-        # decimal point: a float8 eye would read as ``1 0 0``, like an
-        # integer one.
-        values = _write.widened(backend.to_numpy(result))
-    except Exception:  # any conversion failure: show it natively
-        return f"{header}\n{result}"
-    if values.dtype.name != dtype:
-        header += f" (values shown as {values.dtype.name})"
-    # Locally: the command line must not change NumPy's options for good.
-    with np.printoptions(threshold=sys.maxsize) if whole else nullcontext():
-        return f"{header}\n{values}"
+def _blocks(
+    backend: Any, shape: tuple[int, ...], request: dict[str, Any]
+) -> Iterator[np.ndarray[Any, Any]]:
+    """The eye of ``shape`` in order, as NumPy arrays of at most `BLOCK`
+    values (or one row): whole matrices, or rows of one. Rows ``top`` on of
+    a matrix are the eye of ``k + top``; matrix ``m`` takes offset ``m`` of
+    a list, cycled (a list is one offset per index of the last batch
+    dimension, broadcast)."""
+    *batch, n_rows, n_cols = shape
+    k = request["k"]
+    count = math.prod(batch)
+    matrices = max(1, BLOCK // (n_rows * n_cols or 1))
+    height = max(1, min(n_rows, BLOCK // (n_cols or 1)))
+    for first in range(0, count, matrices):
+        n = min(matrices, count - first)
+        for top in range(0, n_rows, height):
+            if isinstance(k, int):
+                offsets: Any = k + top
+            else:
+                offsets = [k[m % len(k)] + top for m in range(first, first + n)]
+            rows = min(height, n_rows - top)
+            block = eye(rows, n_cols, **request | {"k": offsets, "batch_shape": n})
+            yield backend.to_numpy(block)
 
 
 def _write_out(
-    parser: argparse.ArgumentParser, result: Any, fmt: str, output: str | None
+    parser: argparse.ArgumentParser, args: argparse.Namespace, fmt: str | None, xp: Any
 ) -> None:
-    """Write ``result`` as ``fmt`` (a refusal is a usage error, before
-    anything is written); an ``OSError`` is the write's failure."""
-    header, dtype, backend = _header(result)
+    """Print the eye that ``args`` asks for, or write it as ``fmt``; a
+    refusal is a usage error, before anything is written, and an
+    ``OSError`` the write's failure."""
+    n_cols = args.rows if args.cols is None else args.cols
+    batch = tuple(args.batch_shape)
+    shape = (*batch, args.rows, n_cols)
+    device = named_device(xp, args.backend, args.device)
+    request = {"k": args.k, "batch_shape": batch, "dtype": args.dtype}
+    request |= {"device": device, "xp": xp}
+    # Made whole for a terminal (its view elides) and for a stream that is
+    # memory itself (io.StringIO), under the memory rule; else streamed,
+    # with every rule but the size's checked on the eye with no rows (the
+    # same columns, batch, k, dtype and device), then block by block.
+    terminal = fmt is None and sys.stdout.isatty()
+    whole = terminal or (args.output in (None, "-") and not _has_fd())
+    rows = args.rows if whole else min(args.rows, 0)
+    try:
+        result = eye(rows, n_cols, **request)
+    except (TypeError, ValueError, MemoryError) as exc:
+        parser.error(str(exc))
+    header, dtype, backend = _header(result, shape)
     try:
         values = backend.to_numpy(result)
     except Exception as exc:  # a meta tensor: no values anywhere
+        if fmt is None:  # printed by its own library
+            native = result if whole else eye(args.rows, n_cols, **request)
+            print(f"{header}\n{native}", flush=True)
+            return
         parser.error(
             f"cannot write the result: its values cannot be copied to the host "
             f"({type(exc).__name__}: {exc})"
         )
+    # Widened where NumPy would print ml_dtypes' values without a decimal
+    # point: a float8 eye would read as ``1 0 0``, like an integer one.
+    shown = _write.widened(values)
+    if fmt is None and shown.dtype.name != dtype:
+        header += f" (values shown as {shown.dtype.name})"
+    if terminal:  # NumPy's summary of a long one, elided with "..."
+        print(f"{header}\n{shown}", flush=True)
+        return
     try:
         _write.check_values(values, dtype, fmt)
     except _write.Refused as exc:
         parser.error(str(exc))
-    _write.write(values, header, fmt, output, sys.stdout)
+    blocks: Iterable[Any] = [values]
+    if not whole:
+        blocks = _blocks(backend, shape, request)
+        # The first block made before anything is written: if it is made,
+        # every block is (none is larger).
+        try:
+            blocks = itertools.chain([next(blocks)], blocks)
+        except StopIteration:  # no values
+            pass
+        except (ValueError, MemoryError) as exc:
+            parser.error(f"cannot make the output even one row at a time: {exc}")
+    _write.write(blocks, shape, values.dtype, header, fmt, args.output, sys.stdout)
+
+
+def _has_fd() -> bool:
+    """Whether standard output is a file, a pipe or a device (not memory:
+    io.StringIO, pytest's capture)."""
+    try:
+        sys.stdout.fileno()
+    except (OSError, ValueError):
+        return False
+    return True
 
 
 def _quiet_stdout() -> None:
     """Send what is left for stdout to devnull: Python's own flush at exit
     would fail again on a closed or failing stdout."""
-    try:
-        fileno = sys.stdout.fileno()
-    except (OSError, ValueError):  # not a file (io.StringIO): nothing to do
+    if not _has_fd():  # not a file (io.StringIO): nothing to do
         return
+    fileno = sys.stdout.fileno()
     devnull = os.open(os.devnull, os.O_WRONLY)
     os.dup2(devnull, fileno)
     os.close(devnull)
@@ -103,10 +166,11 @@ def main(argv: Sequence[str] | None = None) -> int:
     -------
     int
         0 on success; 141 (128 + SIGPIPE, as a tool that signal stops)
-        where the reader of the output closed it early, without a message.
-        A usage error prints the usage and one
-        ``eyelike: error: ...`` line naming the argument, and exits with
-        status 2 (``SystemExit``).
+        where the reader of the output closed it early, without a message;
+        130 or 143 (128 + SIGINT or SIGTERM) where one of those stopped it,
+        with one line, the file being written left as it was. A usage error
+        prints the usage and one ``eyelike: error: ...`` line naming the
+        argument, and exits with status 2 (``SystemExit``).
     """
     words = list(sys.argv[1:] if argv is None else argv)
     parser = _parser()
@@ -117,6 +181,38 @@ def main(argv: Sequence[str] | None = None) -> int:
             "checkout of eyelike, run nox -s bench (or python -m benchmarks)"
         )
     args = parser.parse_args(words)
+    stopped: list[int] = []
+
+    def stop(signum: int, frame: Any) -> None:
+        # The first signal unwinds (removing the temporary file); a second
+        # must not interrupt that.
+        if not stopped:
+            stopped.append(signum)
+            raise KeyboardInterrupt
+
+    previous: dict[signal.Signals, Any] = {}
+    if threading.current_thread() is threading.main_thread():
+        # (Not a signal ignored, as a shell ignores SIGINT for a job in the
+        # background.)
+        for sig in (signal.SIGINT, signal.SIGTERM):
+            if signal.getsignal(sig) is not signal.SIG_IGN:
+                previous[sig] = signal.signal(sig, stop)
+    try:
+        return _run(parser, args)
+    except BaseException:
+        if not stopped:
+            raise
+        name = signal.Signals(stopped[0]).name
+        kept = "" if args.output in (None, "-") else f"; {args.output!r} not written"
+        print(f"eyelike: stopped by {name}{kept}", file=sys.stderr)
+        return 128 + stopped[0]
+    finally:
+        for sig, handler in previous.items():
+            signal.signal(sig, handler)
+
+
+def _run(parser: argparse.ArgumentParser, args: argparse.Namespace) -> int:
+    """`main`, once the arguments are read."""
     try:
         fmt = _write.chosen_format(args.output, args.format)
         if fmt is not None:
@@ -127,26 +223,11 @@ def main(argv: Sequence[str] | None = None) -> int:
         xp = importlib.import_module(LIBRARIES[args.backend])
     except ImportError as exc:
         parser.error(f"backend {args.backend} is not installed ({exc})")
-    # A GPU library without a usable device is the API's ValueError below,
-    # in the same words (`no_usable_device`): nothing to check first here.
-    try:
-        result = eye(
-            args.rows,
-            args.cols,
-            k=args.k,
-            batch_shape=tuple(args.batch_shape),
-            dtype=args.dtype,
-            device=named_device(xp, args.backend, args.device),
-            xp=xp,
-        )
-    except (TypeError, ValueError, MemoryError) as exc:
-        parser.error(str(exc))
+    # A GPU library without a usable device is the API's ValueError, in
+    # the same words (`no_usable_device`): nothing to check first here.
     to_stdout = args.output in (None, "-")
     try:
-        if fmt is None:
-            print(_show(result, whole=not sys.stdout.isatty()), flush=True)
-        else:
-            _write_out(parser, result, fmt, args.output)
+        _write_out(parser, args, fmt, xp)
     except OSError as exc:
         if to_stdout:
             _quiet_stdout()

@@ -72,7 +72,9 @@ Print an identity or shifted-diagonal matrix, or a batch of them: element
 [..., row, col] is 1 where col - row == k, and 0 elsewhere. The first line of
 the output states the shape, the dtype and the array library; bfloat16,
 float8 and other ml_dtypes values are printed widened to float32 (int4 and
-the like to int64). Where the output is not a terminal, no value is elided.
+the like to int64). Where the output is not a terminal, no value is elided,
+and the values are made and printed a block at a time, as they are written
+to a file: an output larger than memory streams.
 
 Or write it as data that NumPy reads: -o FILE takes the format from the
 suffix (.npy; .npz, the array named eye; .txt or .csv text), --format
@@ -96,8 +98,10 @@ examples:
   eyelike 3 --format csv | python -c ...   np.loadtxt(sys.stdin, delimiter=",")
 
 Bad arguments print the usage and one error line, and exit with status 2;
-a failed write prints one error line and exits with status 1, leaving an
-existing file as it was."""
+a failed write (or one the disk has no room for, refused first) prints one
+error line and exits with status 1; Ctrl-C (SIGINT) or SIGTERM stops it
+with one line and status 130 or 143. Either way an existing file is left
+as it was."""
 
 
 def parser() -> argparse.ArgumentParser:

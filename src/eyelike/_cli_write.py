@@ -1,21 +1,27 @@
-"""The command line's data output (``--output FILE``, ``--format``): NumPy's
-``.npy`` and ``.npz``, and text as ``np.loadtxt`` reads it, written to a
-file (atomically) or to standard output.
+"""The command line's output, written as its blocks come (`write`): data
+(``--output FILE``, ``--format``: NumPy's ``.npy`` and ``.npz``, and text
+as ``np.loadtxt`` reads it) and the printed view with every value, to a
+file (atomically, after a check of its disk's room) or to standard output.
 
 The checks here raise `Refused` (a usage error, exit 2) before anything is
 written; a failure while writing is an ``OSError`` for the caller to report
 (exit 1). `widened` (ml_dtypes' values in a NumPy type that shows them as
-numbers) serves the printed view too.
+numbers) serves the terminal's view too.
 """
 
 from __future__ import annotations
 
 import contextlib
+import errno
 import io
+import itertools
+import math
 import os
+import shutil
 import stat
-import tempfile
-from collections.abc import Callable, Iterator
+import types
+import zipfile
+from collections.abc import Callable, Iterable, Iterator
 from pathlib import Path
 from typing import IO, Any
 
@@ -36,9 +42,6 @@ __all__ = [
 
 FORMATS = ("npy", "npz", "txt", "csv")
 BINARY = ("npy", "npz")
-# Text is written in pieces of about this many values, so that a large eye
-# never becomes one string in memory.
-_PIECE = 1 << 16
 
 
 class Refused(ValueError):
@@ -87,7 +90,7 @@ def check_target(output: str | None, fmt: str, stdout: IO[str]) -> None:
         raise Refused(msg)
 
 
-def check_values(values: np.ndarray[Any, Any], dtype: str, fmt: str) -> None:
+def check_values(values: np.ndarray[Any, Any], dtype: str, fmt: str | None) -> None:
     """Refuse to write ``values`` (the result copied to the host; ``dtype``
     the result's own dtype name) in a format that cannot record its dtype."""
     if fmt not in BINARY:
@@ -107,49 +110,59 @@ def check_values(values: np.ndarray[Any, Any], dtype: str, fmt: str) -> None:
 
 
 def write(
-    values: np.ndarray[Any, Any],
+    blocks: Iterable[np.ndarray[Any, Any]],
+    shape: tuple[int, ...],
+    dtype: np.dtype[Any],
     header: str,
-    fmt: str,
+    fmt: str | None,
     output: str | None,
     stdout: IO[str],
 ) -> None:
-    """Write ``values`` as ``fmt`` to the file ``output``, or to ``stdout``
-    where ``output`` is None or ``-``. Raises ``OSError`` on a failure."""
-    delimiter = "," if fmt == "csv" else " "
+    """Write the eye of ``shape``, whose values ``blocks`` gives in order
+    (NumPy arrays of ``dtype``: whole matrices, or rows of one), as ``fmt``
+    (None: the printed view, every value) to the file ``output``, or to
+    ``stdout`` where ``output`` is None or ``-``: each block written before
+    the next is made. Raises ``OSError`` on a failure."""
     if fmt in BINARY:
-
-        def put(f: IO[bytes]) -> None:
-            if fmt == "npy":
-                # Through write(), not ndarray.tofile (which np.save uses on
-                # a real file): tofile's failure has no errno, so a closed
-                # pipe or a full disk would not say so.
-                np.save(_Writer(f), values, allow_pickle=False)
-            else:
-                # Made in memory, then written at once: NumPy 1.26's savez
-                # leaves its ZipFile open when a write fails, whose __del__
-                # then raises into whatever runs next.
-                archive = io.BytesIO()
-                np.savez(archive, eye=values)  # np.load(file)["eye"]
-                f.write(archive.getbuffer())
-
+        head = _npy_header(shape, dtype)
+        size = len(head) + math.prod(shape) * dtype.itemsize
+        pieces: Iterator[Any] = itertools.chain([head], map(_bytes, blocks))
     else:
+        delimiter = "," if fmt == "csv" else " "
+        rows = (_text(block, delimiter) for block in blocks)
+        text = _view(blocks, shape, dtype) if fmt is None else rows
+        pieces = (p.encode("ascii") for p in itertools.chain([header + "\n"], text))
+        # Each value and its delimiter (0 and 1 as long as each other in
+        # every dtype): the text's size.
+        size = (
+            len(header)
+            + 1
+            + math.prod(shape) * len(_text(np.zeros((1, 1), dtype), " "))
+        )
 
-        def put(f: IO[bytes]) -> None:
-            for piece in _text(values, header, delimiter):
-                f.write(piece.encode("ascii"))
+    def put(f: Any) -> None:  # a binary file, or a text stream as one
+        if fmt != "npz":
+            for piece in pieces:
+                f.write(piece)
+            return
+        # One entry, "eye.npy", its size unknown until written (ZIP64), in
+        # an archive that np.load reads (stored, as np.savez stores it).
+        with (
+            zipfile.ZipFile(f, "w") as archive,
+            archive.open("eye.npy", "w", force_zip64=True) as entry,
+        ):
+            for piece in pieces:
+                entry.write(piece)
 
-    if output in (None, "-"):
-        stdout.flush()
-        binary = getattr(stdout, "buffer", None)
-        if binary is not None:
-            put(binary)
-            binary.flush()
-        else:  # a text stream only (io.StringIO): text (check_target)
-            for piece in _text(values, header, delimiter):
-                stdout.write(piece)
-            stdout.flush()
-    else:
-        _replace(output, put)
+    if output not in (None, "-"):
+        _replace(output, put, size)
+        return
+    stdout.flush()
+    binary = getattr(stdout, "buffer", None)
+    if binary is None:  # io.StringIO: text only (check_target)
+        binary = types.SimpleNamespace(write=lambda data: stdout.write(data.decode()))
+    put(binary)
+    stdout.flush()
 
 
 def widened(values: np.ndarray[Any, Any]) -> np.ndarray[Any, Any]:
@@ -169,32 +182,89 @@ def widened(values: np.ndarray[Any, Any]) -> np.ndarray[Any, Any]:
     return values.astype(wide)
 
 
-class _Writer:
-    """A file reduced to ``write``, which NumPy writes to in pieces."""
+def _npy_header(shape: tuple[int, ...], dtype: np.dtype[Any]) -> bytes:
+    """The ``.npy`` header that ``np.save`` writes for such an array."""
+    header = io.BytesIO()
+    descr = np.lib.format.dtype_to_descr(dtype)
+    info = {"descr": descr, "fortran_order": False, "shape": shape}
+    np.lib.format.write_array_header_1_0(header, info)
+    return header.getvalue()
 
-    def __init__(self, f: IO[bytes]) -> None:
-        self.write = f.write
+
+def _bytes(block: np.ndarray[Any, Any]) -> np.ndarray[Any, Any]:
+    """A block's bytes, without a copy: as uint8 for the buffer protocol
+    (complex and long double have no format that zlib's crc32 takes)."""
+    return np.ascontiguousarray(block).reshape(-1).view(np.uint8)
 
 
-def _text(values: np.ndarray[Any, Any], header: str, delimiter: str) -> Iterator[str]:
-    """The header line, then each matrix's rows, one matrix after another:
-    ``np.loadtxt`` gives them stacked, to reshape to the header's shape."""
-    yield header + "\n"
+def _text(values: np.ndarray[Any, Any], delimiter: str) -> str:
+    """The rows of ``values`` (the last axis a row) as text: integers and
+    bools as integers, floats as decimals that read back as the same value,
+    complex as ``(re+imj)``."""
     if values.size == 0:
-        return  # no values: rows of nothing would be blank lines
+        return ""  # no values: rows of nothing would be blank lines
     # ml_dtypes' values as float32's (int64's, complex64's) are the same
     # numbers, which Python formats; the header names the real dtype.
     values = widened(values)
     if values.dtype.kind == "b":
         values = values.view(np.uint8)  # 0 and 1, as integers
     cell = _complex if values.dtype.kind == "c" else str
-    rows = values.reshape(-1, values.shape[-1])
-    step = max(1, _PIECE // rows.shape[1])
-    for start in range(0, rows.shape[0], step):
-        yield "".join(
-            delimiter.join(map(cell, row)) + "\n"
-            for row in rows[start : start + step].tolist()
-        )
+    rows = values.reshape(-1, values.shape[-1]).tolist()
+    return "".join(delimiter.join(map(cell, row)) + "\n" for row in rows)
+
+
+def _view(
+    blocks: Iterable[np.ndarray[Any, Any]], shape: tuple[int, ...], dtype: np.dtype[Any]
+) -> Iterator[str]:
+    """Every value, as ``print`` shows the whole array with no value elided
+    (NumPy's brackets, its line width of 75, its blank lines between
+    matrices), made row by row. The eye's values are 0 and 1: each is
+    NumPy's text of that value in such an array."""
+    if not math.prod(shape):
+        yield "[]\n"
+        return
+    pair = np.array2string(widened(np.array([0, 1], dtype)), separator="|")
+    zero, one = pair[1:-1].split("|")
+    depth, (n_rows, n_cols), batch = len(shape), shape[-2:], shape[:-2]
+    # NumPy wraps a row where its line, indented to the row's depth, would
+    # pass 75 - depth characters.
+    per_line = max(1, (76 - 2 * depth) // (len(zero) + 1))
+    wrap = "\n" + " " * depth
+    done = 0  # rows written
+    for block in blocks:
+        lines = []
+        for row in (block.reshape(-1, n_cols) != 0).tolist():
+            matrix, at = divmod(done, n_rows)
+            done += 1
+            cells = [one if v else zero for v in row]
+            text = wrap.join(
+                " ".join(cells[i : i + per_line]) for i in range(0, n_cols, per_line)
+            )
+            # A matrix's first row opens it, and each batch dimension whose
+            # index is 0 there; its last row closes it and those at their
+            # end, then leaves one blank line a dimension closed.
+            opens = 1 + _zeros(matrix, batch) if at == 0 else 0
+            lead = " " * (depth - 1 - opens) + "[" * opens
+            tail = "\n"
+            if at == n_rows - 1:
+                closes = 1 + _zeros(matrix + 1, batch)
+                last = closes == depth - 1
+                tail = "]" * closes + "\n" * (1 if last else closes + 1)
+            lines.append(f"{lead}[{text}]{tail}")
+        yield "".join(lines)
+
+
+def _zeros(index: int, batch: tuple[int, ...]) -> int:
+    """How many of the last digits of ``index`` are 0, written in the mixed
+    radix of ``batch`` (the batch dimensions that start at matrix
+    ``index``)."""
+    count = 0
+    for size in reversed(batch):
+        index, digit = divmod(index, size)
+        if digit:
+            break
+        count += 1
+    return count
 
 
 def _complex(value: Any) -> str:
@@ -206,10 +276,11 @@ def _complex(value: Any) -> str:
     return f"({real}{'' if imag.startswith('-') else '+'}{imag}j)"
 
 
-def _replace(output: str, put: Callable[[IO[bytes]], None]) -> None:
-    """Write the file ``output`` through ``put``: a new file in the same
-    folder, renamed over ``output`` when complete, so that a failed write
-    leaves an existing file as it was."""
+def _replace(output: str, put: Callable[[IO[bytes]], None], size: int) -> None:
+    """Write the file ``output`` (``size`` bytes, at least) through ``put``:
+    a new file in the same folder, renamed over ``output`` when complete,
+    so that a failed write leaves an existing file as it was; none made
+    where the disk has less room than ``size``."""
     try:
         found = os.stat(output).st_mode
     except FileNotFoundError:
@@ -228,9 +299,16 @@ def _replace(output: str, put: Callable[[IO[bytes]], None]) -> None:
         # A new file: the permissions open() would give it (mkstemp's are
         # 0600); an existing one keeps its own, as open() keeps them.
         mode = 0o666 & ~_umask()
-    handle, temporary = tempfile.mkstemp(prefix=f".{name}.", suffix=".tmp", dir=folder)
+    free = shutil.disk_usage(folder).free
+    if size > free:
+        msg = f"it needs {size:,} bytes, and its disk has {free:,} bytes free"
+        raise OSError(errno.ENOSPC, msg)
+    # Named first, then made (O_EXCL: never another's file): a stop at any
+    # moment inside the try removes it, and only it.
+    temporary = os.path.join(folder, f".{name}.{os.urandom(6).hex()}.tmp")
     try:
-        with os.fdopen(handle, "wb") as f:
+        flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_BINARY", 0)
+        with os.fdopen(os.open(temporary, flags, 0o600), "wb") as f:
             put(f)
             f.flush()
             # On disk before the rename: a crash then leaves the old file
@@ -238,6 +316,8 @@ def _replace(output: str, put: Callable[[IO[bytes]], None]) -> None:
             os.fsync(f.fileno())
         os.chmod(temporary, mode)
         os.replace(temporary, target)
+    except FileExistsError:
+        raise  # (not made here)
     except BaseException:
         with contextlib.suppress(OSError):
             os.unlink(temporary)

@@ -156,11 +156,11 @@ def test_floats_read_back_exactly() -> None:
         values = np.array(
             [[0.1, 1 / 3, info.tiny, info.max, -info.eps, 2.0**-20]], dtype=dtype
         )
-        text = "".join(_cli_write._text(values, "# x", " "))
+        text = _cli_write._text(values, " ")
         _same(np.loadtxt(io.StringIO(text), dtype=dtype, ndmin=2), values)
     for dtype in [np.complex64, np.complex128]:
         values = np.array([[0.1 - 1j / 3, -2.5 + 0j, 1e-30j]], dtype=dtype)
-        text = "".join(_cli_write._text(values, "# x", ","))
+        text = _cli_write._text(values, ",")
         got = np.loadtxt(io.StringIO(text), dtype=dtype, delimiter=",", ndmin=2)
         _same(got, values)
 
@@ -482,12 +482,12 @@ def _eyelike(*words: str) -> list[str]:
     return [sys.executable, "-m", "eyelike", *words]
 
 
-@pytest.mark.parametrize("fmt", ["txt", "npy"])
-def test_closed_pipe_ends_quietly(fmt: str) -> None:
-    """The reader stops early (``| head -c 100``): exit 141, no message, as
-    for the printed view."""
+@pytest.mark.parametrize("fmt", ["txt", "npy", "npz", None])
+def test_closed_pipe_ends_quietly(fmt: str | None) -> None:
+    """The reader stops early (``| head -c 100``): exit 141, no message, in
+    each format and the printed view."""
     with subprocess.Popen(
-        _eyelike("2000", "--format", fmt),
+        _eyelike("2000", *(["--format", fmt] if fmt else [])),
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
     ) as proc:
@@ -507,16 +507,18 @@ def test_shell_pipe_into_numpy() -> None:
         pytest.skip("needs a POSIX shell")
     reader = (
         "import io, sys, numpy as np; a = np.load(io.BytesIO(sys.stdin.buffer"
-        ".read())); print(a.shape, a.dtype, int(a.sum()))"
+        ".read())); a = a if hasattr(a, 'shape') else a['eye']; "
+        "print(a.shape, a.dtype, int(a.sum()))"
     )
-    line = (
-        f"'{sys.executable}' -m eyelike 3 4 --batch-shape 2 --dtype int16 "
-        f"--format npy | '{sys.executable}' -c '{reader}'"
-    )
-    done = subprocess.run(
-        ["sh", "-c", line], capture_output=True, text=True, check=True
-    )
-    assert done.stdout == "(2, 3, 4) int16 6\n"
+    for fmt in ("npy", "npz"):  # (npz: a ZIP64 entry, written as it comes)
+        line = (
+            f"'{sys.executable}' -m eyelike 3 4 --batch-shape 2 --dtype int16 "
+            f"--format {fmt} | '{sys.executable}' -c \"{reader}\""
+        )
+        done = subprocess.run(
+            ["sh", "-c", line], capture_output=True, text=True, check=True
+        )
+        assert done.stdout == "(2, 3, 4) int16 6\n"
     done = subprocess.run(
         _eyelike("2", "3", "-k", "1", "--format", "txt"),
         capture_output=True,
