@@ -14,8 +14,6 @@ from typing import TYPE_CHECKING, Any, SupportsIndex, overload
 from ._backends import DEFAULT, backend_of_array, backend_of_namespace
 from ._pipeline import eye as _pipeline_eye
 from ._validate.gate import admit
-from ._validate.integers import batch_shape as read_batch_shape
-from ._validate.integers import dimension
 
 if TYPE_CHECKING:  # the types of the overloads (the rules: in _typing)
     import cupy
@@ -281,8 +279,6 @@ def eye(
         and (out is None or (xp is None and backend._short_out))
     ):
         # The short path, where the gate (`admit`) lets the call through.
-        # (Written here, not by `_short`: under torch.compile each function
-        # read is one more guard.)
         batch = batch_shape
         if type(batch) is int:
             batch = (batch,)  # (the pipeline reads the caller's own)
@@ -294,22 +290,6 @@ def eye(
                 short = backend.short_eye(shape, settled, dtype, None, device, out)
                 if short is not None:
                     return short
-        if out is None and not _plain(n_rows, n_cols, batch_shape, dtype, device):
-            # A count, batch, dtype or device in another form (np.int64(4),
-            # a tensor, "float32", "cpu"): each read once, by the rule the
-            # general path reads it with, in its order, then offered to the
-            # same short path as the plain call.
-            n_rows = dimension(n_rows, "n_rows")
-            if n_cols is not None:
-                n_cols = dimension(n_cols, "n_cols")
-            batch_shape = read_batch_shape(batch_shape)
-            if device is not None:
-                device = backend.device(device)
-            if dtype is not None:
-                dtype = backend.dtype(dtype, device)[0]
-            short = _short(backend, n_rows, n_cols, batch_shape, k, dtype, device, out)
-            if short is not None:
-                return short
     return _pipeline_eye(
         backend,
         n_rows=n_rows,
@@ -322,41 +302,4 @@ def eye(
         out=out,
         chunks=chunks,
         order=order,
-    )
-
-
-def _short(
-    backend: Any,
-    n_rows: Any,
-    n_cols: Any,
-    batch_shape: Any,
-    k: Any,
-    dtype: Any,
-    device: Any,
-    out: Any,
-) -> Any:
-    """The call built by the backend's short path, where the gate (`admit`)
-    lets it through and the backend takes it; else None."""
-    batch = batch_shape
-    if type(batch) is int:
-        batch = (batch,)  # (the pipeline reads the caller's own)
-    if type(batch) is not tuple:
-        return None
-    cols = n_rows if n_cols is None else n_cols
-    shape = (*batch, n_rows, cols) if batch else (n_rows, cols)
-    settled = admit(shape, k)
-    if settled is None:
-        return None
-    return backend.short_eye(shape, settled, dtype, None, device, out)
-
-
-def _plain(n_rows: Any, n_cols: Any, batch_shape: Any, dtype: Any, device: Any) -> bool:
-    """Whether the counts and batch are Python ints (a tuple of them) and
-    no dtype or device is given: the forms the short path reads as given."""
-    return (
-        type(n_rows) is int
-        and (n_cols is None or type(n_cols) is int)
-        and (type(batch_shape) is int or type(batch_shape) is tuple)
-        and dtype is None
-        and device is None
     )

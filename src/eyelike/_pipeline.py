@@ -6,7 +6,9 @@ the same steps in the same order:
 1. the counts, batch shape and device (`eye`), or ``x``'s shape (`eye_like`);
 2. the keywords the library may not take (``chunks``, ``order``);
 3. the dtype, which the backend resolves;
-4. ``k``: one offset, or one per matrix, clamped (`_offsets`);
+4. ``k``: one offset, or one per matrix, clamped (`_offsets`); a fresh
+   result, every argument now read, is offered to the short path again,
+   where the gate lets it through;
 5. the output's size, against overflow and memory (`_check_size`);
 6. ``out``, if given (`_check_out`);
 7. the build: `Backend.eye`, with every answer in one `Build`.
@@ -25,6 +27,7 @@ from ._backends._base import Backend, Build
 from ._validate import offsets as _k
 from ._validate import out as _out
 from ._validate import size as _size
+from ._validate.gate import admit
 from ._validate.integers import batch_shape as _batch_shape
 from ._validate.integers import dimension
 from ._validate.text import show
@@ -132,6 +135,25 @@ def _build(
     dtype, itemsize = backend.dtype(dtype, device)
     k = _offsets(backend, k, batch, n_rows, n_cols, device)
     shape = (*batch, n_rows, n_cols)
+    if (
+        out is None
+        and chunks is None
+        and order is None
+        and (type(k) is int or not _k.is_library_array(k))
+        and (like is None or backend._short_shape(like) is not None)
+    ):
+        # Each argument read, in whatever form the caller gave it (a NumPy
+        # integer count or k, a list batch or k, a dtype name, a device
+        # string): offered to the short path as a plain call is, the same
+        # build, where the gate lets it skip the checks below. (Not a k of
+        # the library, nor a like the short path does not know: the front
+        # end offered those as they are. Written here, not in a function:
+        # under torch.compile each function read is one more guard.)
+        settled = admit(shape, k)
+        if settled is not None:
+            short = backend.short_eye(shape, settled, dtype, like, device, None)
+            if short is not None:
+                return short
     _check_size(backend, shape, itemsize, device, k, like if out is None else out)
     if out is not None:
         _check_out(backend, out, shape, dtype, device)

@@ -90,6 +90,8 @@ def index_or_none(value: Any) -> int | None:
         value = one_element(value)
     if type(value) is int:
         return value
+    if isinstance(value, np.integer) and not is_time(value):
+        return int(value)  # NumPy's integer scalars: the common other form
     if (
         is_bool_like(value)
         or not_data(value)
@@ -176,8 +178,6 @@ def dimension(value: Any, name: str) -> int:
         return value
     if is_symbolic(value):
         return value  # type: ignore[no-any-return]
-    if isinstance(value, np.integer) and not is_time(value):
-        return within_int64(int(value), name)  # a NumPy integer: its value
     v = index_or_none(value)
     if v is None:
         if is_bool_like(value):

@@ -58,6 +58,8 @@ def host_offsets(
     lo, hi = bounds
     if type(k) is int:
         return min(max(k, lo), hi)
+    if isinstance(k, np.integer) and not is_time(k):  # (read at once)
+        return min(max(int(k), lo), hi)
     if not_data(k) or is_time(k):
         msg = f"k must be an integer or an integer array; got {show(k)}"
         raise TypeError(msg)
