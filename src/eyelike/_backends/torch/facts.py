@@ -24,6 +24,7 @@ __all__ = [
     "TORCH_REFUSALS",
     "captured_by_a_transform",
     "check_device",
+    "contiguous_strides",
     "dtype_table",
     "has_device_type",
     "is_tensor_type",
@@ -96,13 +97,21 @@ def has_device_type(torch: Any, kind: str) -> bool:
     return bool(check()) if callable(check) else False
 
 
-def storage_span(shape: tuple[int, ...]) -> int:
-    """The largest number torch computes making ``shape``: its element count
-    multiplied left to right (up to the first zero) and its strides."""
+def contiguous_strides(shape: tuple[int, ...]) -> tuple[int, ...]:
+    """The strides of a C-contiguous tensor of ``shape`` (as torch's, with
+    an empty dimension counted as 1)."""
+    # (Loops, not generators: torch.compile traces this with a DTensor.)
     strides, stride = [], 1
     for d in reversed(shape):
         strides.append(stride)
         stride *= max(d, 1)
+    return tuple(reversed(strides))
+
+
+def storage_span(shape: tuple[int, ...]) -> int:
+    """The largest number torch computes making ``shape``: its element count
+    multiplied left to right (up to the first zero) and its strides."""
+    strides = contiguous_strides(shape)
     # torch multiplies the count in unsigned 64 bits: past 2**64 - 1 it fails.
     # (A loop, not takewhile: torch.compile cannot trace an iterator into
     # math.prod, and reaches this with every empty output.)

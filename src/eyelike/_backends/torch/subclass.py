@@ -31,6 +31,7 @@ from typing import Any
 import numpy as np
 
 from .._base import Build
+from .facts import contiguous_strides
 
 __all__ = ["build", "builds_plain", "held_bytes"]
 
@@ -109,7 +110,7 @@ def dtensor(torch: Any, request: Build, plain: Plain) -> Any:
         placements,
         run_check=False,
         shape=torch.Size(request.shape),
-        stride=_contiguous_strides(request.shape),
+        stride=contiguous_strides(request.shape),
     )
 
 
@@ -158,17 +159,6 @@ def _local_k(
     if hasattr(k, "full_tensor"):  # a DTensor k: its values, a batch's worth
         k = k.full_tensor()
     return (k.expand(batch)[window] + shift).clamp(low, high)
-
-
-def _contiguous_strides(shape: tuple[int, ...]) -> tuple[int, ...]:
-    """The strides of a C-contiguous tensor of ``shape`` (as torch's, with
-    an empty dimension counted as 1)."""
-    # (Loops, not generators: torch.compile traces this with the DTensor.)
-    strides, stride = [], 1
-    for d in reversed(shape):
-        strides.append(stride)
-        stride *= max(d, 1)
-    return tuple(reversed(strides))
 
 
 def other(torch: Any, request: Build, plain: Plain) -> Any:
