@@ -37,6 +37,7 @@ __all__ = [
     "host_offsets",
     "is_library_array",
     "refuse_dtype",
+    "shifted",
 ]
 
 
@@ -80,6 +81,18 @@ def host_offsets(
         arr = _sequence(k, batch, lo, hi)
     check_broadcast(arr.shape, batch)
     return arr
+
+
+def shifted(k: Any, shift: int, n_rows: int, n_cols: int) -> Any:
+    """The offsets of a block of ``n_rows`` by ``n_cols`` (a chunk, a
+    shard) whose first element is at row ``r0``, column ``c0`` of its
+    matrix, ``shift`` being ``r0 - c0``: its element ``[r, c]`` is one where
+    ``c - r == k + shift``, clamped into the block's own bounds. ``k``: an
+    int, or an int64 array (NumPy's, or torch's) clamped into the whole
+    matrix's, so that adding ``shift`` cannot overflow."""
+    if isinstance(k, int):
+        return min(max(k + shift, -n_rows), n_cols)
+    return (k + shift).clip(-n_rows, n_cols)
 
 
 def refuse_dtype(k: Any, integral: bool) -> None:

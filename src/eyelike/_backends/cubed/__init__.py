@@ -26,6 +26,7 @@ from typing import Any
 import numpy as np
 
 from ..._validate.dtypes import is_ml_dtype
+from ..._validate.offsets import shifted
 from ..._validate.text import show
 from .. import numpy as _numpy
 from .._base import Backend, Build, host_device
@@ -75,18 +76,16 @@ def _scalar_block(
 ) -> Any:
     """One block for one ``k``: ``x`` is the virtual empty block (its shape)."""
     shape = tuple(x.shape)
-    n_rows, n_cols = shape[-2:]
-    local = k + block_id[-2] * sizes[0] - block_id[-1] * sizes[1]
-    return _numpy.eye(Build(shape, min(max(local, -n_rows), n_cols), dtype))
+    shift = block_id[-2] * sizes[0] - block_id[-1] * sizes[1]
+    return _numpy.eye(Build(shape, shifted(k, shift, *shape[-2:]), dtype))
 
 
 def _per_matrix(
     kb: Any, shape: tuple[int, ...], sizes: tuple[int, ...], block_id: Any, dtype: Any
 ) -> Any:
     """A block of ``shape`` at ``block_id`` for its offsets ``kb``."""
-    n_rows, n_cols = shape[-2:]
     shift = block_id[-2] * sizes[-2] - block_id[-1] * sizes[-1]
-    local = np.clip(np.asarray(kb, dtype=np.int64) + shift, -n_rows, n_cols)
+    local = shifted(np.asarray(kb, dtype=np.int64), shift, *shape[-2:])
     return _numpy.eye(Build(shape, local, dtype))
 
 

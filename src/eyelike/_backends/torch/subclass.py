@@ -30,6 +30,7 @@ from typing import Any
 
 import numpy as np
 
+from ..._validate.offsets import shifted
 from .._base import Build
 from .facts import contiguous_strides
 
@@ -144,21 +145,20 @@ def _local_k(
 ) -> Any:
     """The offsets of a shard of ``local`` shape at ``offset`` in a global
     ``shape``: its element ``[b, r, c]`` is the global ``[b + b0, r + r0,
-    c + c0]``, a one where ``c - r == k[b + b0] + r0 - c0``; clamped into
-    the shard's own ``[-R, C]``."""
+    c + c0]``, a one where ``c - r == k[b + b0] + r0 - c0`` (`shifted`)."""
     shift = offset[-2] - offset[-1]
-    low, high = -local[-2], local[-1]
-    if isinstance(k, int):
-        return min(max(k + shift, low), high)
-    batch = shape[:-2]
-    window = tuple(
-        [slice(o, o + n) for o, n in zip(offset[:-2], local[:-2], strict=True)]
-    )
-    if isinstance(k, np.ndarray):
-        return np.clip(np.broadcast_to(k, batch)[window] + shift, low, high)
-    if hasattr(k, "full_tensor"):  # a DTensor k: its values, a batch's worth
-        k = k.full_tensor()
-    return (k.expand(batch)[window] + shift).clamp(low, high)
+    if not isinstance(k, int):
+        batch = shape[:-2]
+        window = tuple(
+            [slice(o, o + n) for o, n in zip(offset[:-2], local[:-2], strict=True)]
+        )
+        if isinstance(k, np.ndarray):
+            k = np.broadcast_to(k, batch)[window]
+        else:
+            if hasattr(k, "full_tensor"):  # a DTensor k: a batch's worth of values
+                k = k.full_tensor()
+            k = k.expand(batch)[window]
+    return shifted(k, shift, local[-2], local[-1])
 
 
 def other(torch: Any, request: Build, plain: Plain) -> Any:
