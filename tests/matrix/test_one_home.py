@@ -296,3 +296,21 @@ def test_k_on_one_device_for_a_sharded_result_jax() -> None:
         got = eyelike.eye(3, batch_shape=4, k=k, xp=jnp, device=sharding)
         assert got.sharding == sharding
         np.testing.assert_array_equal(np.asarray(got), want)
+
+
+@pytest.mark.parametrize("layout", ["C", "F", "strided"])
+def test_rank_limit_with_a_per_matrix_k_in_every_torch_out_layout(layout: str) -> None:
+    """The eye, in an out of each layout."""
+    torch = pytest.importorskip("torch")
+    shape = (*RANK_LIMIT_BATCH, 2, 2)
+    if layout == "C":
+        out = torch.full(shape, 7.0)
+    elif layout == "F":
+        out = torch.full(shape[::-1], 7.0).permute(*range(len(shape) - 1, -1, -1))
+    else:
+        out = torch.full((*RANK_LIMIT_BATCH, 2, 4), 7.0)[..., ::2]
+    k = torch.tensor([0, 1])
+    assert eyelike.eye(2, batch_shape=RANK_LIMIT_BATCH, k=k, out=out) is out
+    np.testing.assert_array_equal(
+        out.numpy(), reference(2, 2, [0, 1], RANK_LIMIT_BATCH, "float32")
+    )
