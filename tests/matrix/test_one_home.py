@@ -18,9 +18,11 @@ from numpy.lib.stride_tricks import as_strided
 
 import eyelike
 
-# The most batch dimensions there are (NumPy's 64, less the matrix's two),
-# all but the last of size 1: per-matrix k needs no index for those.
-RANK_LIMIT_BATCH = (1,) * 61 + (2,)
+# The most batch dimensions there are (NumPy's 64 dimensions, less the
+# matrix's two; NumPy 1 holds 32), all but the last of size 1: per-matrix k
+# needs no index for those.
+NUMPY_DIMS = 64 if np.lib.NumpyVersion(np.__version__) >= "2.0.0" else 32
+RANK_LIMIT_BATCH = (1,) * (NUMPY_DIMS - 3) + (2,)
 
 
 def reference(

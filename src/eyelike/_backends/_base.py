@@ -29,7 +29,6 @@ from typing import Any, ClassVar, Literal, NamedTuple
 
 import numpy as np
 from array_api_compat import device as array_device
-from array_api_compat import to_device
 
 from .._validate import dtypes as _dtypes
 from .._validate import size as _size
@@ -256,8 +255,9 @@ class Backend:
         """A per-matrix ``k`` of this library on the result's ``device``
         (None: the namespace's default), for `_clamp`: the one policy for a
         ``k`` on another device is to move it there, before anything is
-        built. By default through the standard's ``to_device``, where the
-        namespace tells its devices apart (its inspection API)."""
+        built. By default through the standard's ``asarray(k, device=)``,
+        where the namespace tells its devices apart (its inspection API).
+        (Not ``to_device``: array-api-strict's before 2.4 fails on NumPy 1.)"""
         info = namespace_info(self._xp)
         if info is None:
             return k
@@ -266,7 +266,7 @@ class Backend:
         have = self.device_of(k)
         if have is None or have == device:
             return k
-        return to_device(k, device)
+        return self._xp.asarray(k, device=device)
 
     def _integral(self, dtype: Any) -> bool:
         """Whether an array ``k`` of this library with ``dtype`` holds integers."""
