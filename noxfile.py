@@ -5,6 +5,8 @@
 
 - ``tests`` (default): the CPU tests on the pinned newest set;
 - ``tests-oldest``: the same tests on the lowest versions we declare;
+- ``collect``: the suite collected where only NumPy is installed (every
+  module imports or skips with a reason);
 - ``lint`` (default): ruff and mypy;
 - ``docs``: the documentation, warnings as errors, examples as doctests;
 - ``tests-latest``: the tests on the newest releases, unpinned (drift seen
@@ -22,6 +24,7 @@ without a commit of ours).
 from __future__ import annotations
 
 import os
+import re
 from pathlib import Path
 
 import nox
@@ -89,6 +92,37 @@ def tests_oldest(session: nox.Session) -> None:
     (``requirements/test-oldest.txt``): each lower bound is a tested claim."""
     install_locked(session, "test-oldest")
     session.run("pytest", *session.posargs)
+
+
+# The libraries `nox -s collect` leaves out: every optional one the tests
+# import (the test set's, the namespaces', the GPU's).
+OPTIONAL = ("torch", "jax", "dask", "cupy", "ml_dtypes", "array_api_strict")
+OPTIONAL += ("onnx", "onnxruntime", "openvino", "mypy", "matplotlib")
+OPTIONAL += ("cubed", "sparse", "marray", "ndonnx", "mlx")
+
+
+def _name(requirement: str) -> str:
+    """A requirement's project name (``"pytest>=8"``: ``"pytest"``)."""
+    return re.split(r"[\s<>=!~;\[]", requirement, maxsplit=1)[0]
+
+
+@nox.session(python=PINNED_PYTHON, default=False)
+def collect(session: nox.Session) -> None:
+    """The whole suite collected with NumPy and nothing optional: eyelike's
+    own dependencies, pytest and hypothesis (what conftest.py imports), at
+    the test set's pins (``requirements/test.txt`` as constraints, their
+    dependencies too). A module whose library is missing skips with a
+    reason; a collection error, or nothing collected, fails."""
+    core = ("pytest", "hypothesis")
+    wanted = [*PROJECT_DEPS, *(d for d in TEST_DEPS if _name(d) in core)]
+    session.install("-c", str(LOCKS / "test.txt"), *wanted, *BUILD_DEPS)
+    session.install("--no-deps", "--no-build-isolation", "-e", ".")
+    # Nothing optional came in with them (else the check proves less): any
+    # that did is named, and fails the session.
+    found = "import sys, importlib.util as u; "
+    found += "sys.exit([n for n in sys.argv[1:] if u.find_spec(n)] or None)"
+    session.run("python", "-c", found, *OPTIONAL)
+    session.run("pytest", "--collect-only", "-qq", "-rs", *session.posargs)
 
 
 @nox.session(python=PINNED_PYTHON, default=False)

@@ -21,7 +21,6 @@ from types import ModuleType
 from typing import Any
 from unittest import mock
 
-import ml_dtypes
 import numpy as np
 import pytest
 from helpers.fuzz_namespaces import torch
@@ -35,6 +34,11 @@ from eyelike._backends import DEFAULT, backend_of_array, backend_of_namespace
 from eyelike._backends._base import Backend
 from eyelike._backends.numpy import NumPyBackend
 from eyelike._validate.gate import admit
+
+# (Its dtypes are in the parameters below: without it the module skips.)
+ml_dtypes = pytest.importorskip(
+    "ml_dtypes", reason="needs ml_dtypes: its dtypes are among the inputs compared"
+)
 
 needs_torch = pytest.mark.skipif(torch is None, reason="needs torch")
 

@@ -16,7 +16,6 @@ from typing import Any
 import numpy as np
 import pytest
 from helpers import reference
-from helpers.torch_subclasses import Derived, Strict, Wrapped, rank_of
 
 import eyelike
 
@@ -25,6 +24,8 @@ dist = pytest.importorskip("torch.distributed")
 if not dist.is_available():
     pytest.skip("this torch build has no torch.distributed", allow_module_level=True)
 
+# (After the skips above: the helper imports torch.)
+from helpers.torch_subclasses import Derived, Strict, Wrapped, rank_of  # noqa: E402
 from torch.distributed.tensor import (  # noqa: E402
     DTensor,
     Partial,

@@ -1,11 +1,18 @@
 """torch tensor subclasses of the tests' own, and a rank of a fake process
-group (for the subclass tests and the conformance matrix's torch modes)."""
+group (for the subclass tests and the conformance matrix's torch modes).
+
+Where torch is missing, importing this module skips the importing test
+module (with a reason) instead of failing its collection."""
 
 from __future__ import annotations
 
 import contextlib
 from collections.abc import Iterator
 from typing import Any
+
+import pytest
+
+pytest.importorskip("torch", reason="the tests' tensor subclasses need torch")
 
 import torch
 
