@@ -16,6 +16,8 @@ NumPy's raw ``MemoryError`` from inside the build.
 
 from __future__ import annotations
 
+import importlib
+import importlib.util
 import types
 from typing import Any
 
@@ -87,8 +89,10 @@ def test_ndonnx_lazy_results_run_in_onnx_runtime() -> None:
 
 
 def _namespace(**functions: Any) -> types.ModuleType:
-    """A namespace of NumPy's functions (by array-api-strict's arrays),
-    with some left out or replaced."""
+    """A namespace of array-api-strict's functions, with some left out or
+    replaced. (A namespace is known by the arrays its ``asarray`` makes: a
+    test of the generic path's rules leaves ``asarray`` out, or this one is
+    array-api-strict itself.)"""
     import array_api_strict as xp
 
     ns = types.ModuleType("thirdparty")
@@ -108,7 +112,7 @@ def _namespace(**functions: Any) -> types.ModuleType:
 
 def test_what_a_namespace_lacks_is_refused_naming_it() -> None:
     pytest.importorskip("array_api_strict")
-    ns = _namespace(arange=None, stack=None)
+    ns = _namespace(arange=None, stack=None, asarray=None)
     assert eyelike.eye(2, k=1, xp=ns).shape == (2, 2)  # one offset: eye
     with pytest.raises(TypeError, match=r"thirdparty\.arange, or stack"):
         eyelike.eye(2, batch_shape=2, k=[0, 1], xp=ns)
@@ -121,10 +125,73 @@ def test_a_function_that_fails_is_named_with_its_error_chained() -> None:
         msg = "no eye today"
         raise ValueError(msg)
 
-    ns = _namespace(eye=broken_eye)
+    ns = _namespace(eye=broken_eye, asarray=None)
     with pytest.raises(RuntimeError, match=r"thirdparty\.eye failed") as info:
         eyelike.eye(3, xp=ns)
     assert isinstance(info.value.__cause__, ValueError)
+
+
+def test_every_function_the_build_calls_is_there_before_it_builds() -> None:
+    """Bug (issue 45): a namespace without broadcast_to (or asarray) was
+    refused only after its eye had built the matrix."""
+    pytest.importorskip("array_api_strict")
+    import array_api_strict as xp
+
+    calls: list[Any] = []
+
+    def counted_eye(*args: Any, **kwargs: Any) -> Any:
+        calls.append(args)
+        return xp.eye(*args, **kwargs)
+
+    ns = _namespace(eye=counted_eye, asarray=None, broadcast_to=None)
+    with pytest.raises(TypeError, match=r"thirdparty has no broadcast_to or asarray"):
+        eyelike.eye(2, batch_shape=3, k=1, xp=ns)
+    with pytest.raises(TypeError, match=r"thirdparty has no asarray"):
+        eyelike.eye(2, batch_shape=2, k=[0, 1], xp=_namespace(asarray=None))
+    with pytest.raises(TypeError, match=r"thirdparty has no zeros\b"):
+        eyelike.eye(0, batch_shape=3, xp=_namespace(asarray=None, zeros=None))
+    assert calls == []
+    assert eyelike.eye(2, k=1, xp=ns).shape == (2, 2)  # one matrix: eye alone
+    assert len(calls) == 1
+
+
+def test_a_namespace_is_known_by_the_arrays_it_makes() -> None:
+    """Bug (issue 45): marray's namespace over torch (a module named
+    ``marray.array_api_compat.torch``) was taken for torch by its name: eye
+    gave a plain tensor (no mask), eye_like of its array raised torch's
+    AttributeError. A copy of array-api-strict's functions makes its arrays,
+    and is it."""
+    strict = pytest.importorskip("array_api_strict")
+    from eyelike._backends import backend_of_namespace
+
+    assert backend_of_namespace(_namespace()) is backend_of_namespace(strict)
+    marray = pytest.importorskip("marray")
+    libs = ["array_api_compat.numpy"]
+    if importlib.util.find_spec("torch") is not None:
+        libs.append("array_api_compat.torch")
+    for lib in libs:
+        xp = marray.masked_namespace(importlib.import_module(lib))
+        got = eyelike.eye(2, batch_shape=2, k=[0, 1], xp=xp)
+        assert type(got) is type(xp.asarray(0)), lib
+        np.testing.assert_array_equal(
+            np.asarray(got.data), reference((2,), 2, 2, [0, 1])
+        )
+        like = eyelike.eye_like(xp.asarray(np.zeros((2, 3, 4))), k=xp.asarray([0, -1]))
+        assert type(like) is type(got), lib
+        np.testing.assert_array_equal(
+            np.asarray(like.data), reference((2,), 3, 4, [0, -1])
+        )
+
+
+def test_a_namespace_s_own_dtype_spellings() -> None:
+    """Bug (issue 45): pydata sparse's own eye test passes dtype="i4", which
+    sparse takes, and eyelike refused it."""
+    sparse = pytest.importorskip("sparse")
+    got = eyelike.eye(3, k=1, dtype="i4", xp=sparse)
+    assert got.dtype == np.dtype("i4")
+    np.testing.assert_array_equal(got.todense(), np.eye(3, k=1, dtype="i4"))
+    with pytest.raises(eyelike.DTypeError, match="'i3'"):
+        eyelike.eye(3, dtype="i3", xp=sparse)
 
 
 def test_array_api_strict_at_every_api_version_with_eye() -> None:

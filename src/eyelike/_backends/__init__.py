@@ -9,6 +9,7 @@ too, and keeps the guard rules written at the top of ``torch/__init__.py``.
 
 from __future__ import annotations
 
+import sys
 from types import ModuleType
 from typing import Any
 
@@ -53,7 +54,7 @@ _BY_NAME: dict[str, type[Backend]] = {
 # more: a namespace made anew under a name, as marray's are, replaces the
 # one before it).
 _INSTANCES: dict[type[Backend], Backend] = {NumPyBackend: DEFAULT, TorchBackend: TORCH}
-_GENERIC: dict[str, Backend] = {}
+_OTHER: dict[str, tuple[ModuleType, Backend]] = {}
 # Array class -> its backend, once recognised: finding the namespace of an
 # array costs more than the whole of a small call otherwise.
 _BY_ARRAY_TYPE: dict[type, Backend] = {np.ndarray: DEFAULT}
@@ -79,15 +80,14 @@ def backend_of_namespace(xp: Any) -> Backend:
         )
         raise TypeError(msg)
     name = xp.__name__
-    if ".array_api_compat." in name:
-        # A vendored copy (``sklearn.externals.array_api_compat.numpy``):
-        # the library it wraps, as array-api-compat's own helpers take it.
-        name = name[name.index(".array_api_compat.") + 1 :]
     if name in _TORCH_NAMES:
         return TORCH
     cls = _BY_NAME.get(name)
-    if cls is None:
-        return _generic(xp)
+    if cls is None or sys.modules.get(name) is not xp:
+        # Not the library's own module (a vendored array-api-compat, as
+        # scikit-learn's; marray's namespace over torch, named after it):
+        # known by the arrays it makes, never by its name.
+        return _by_arrays(xp)
     found = _INSTANCES.get(cls)
     if found is None:
         # Two threads meeting a library first may both make one, but
@@ -97,11 +97,13 @@ def backend_of_namespace(xp: Any) -> Backend:
     return found
 
 
-def _generic(xp: ModuleType) -> Backend:
-    """The generic path's backend for a namespace eyelike has no module for."""
-    found = _GENERIC.get(xp.__name__)
-    if found is not None and found._xp is xp:
-        return found
+def _by_arrays(xp: ModuleType) -> Backend:
+    """The backend of a namespace eyelike has no module for, told by the
+    type of an array it makes: a library's own (a vendored copy of its
+    array-api-compat wrapper), else the generic path's, one per namespace."""
+    found = _OTHER.get(xp.__name__)
+    if found is not None and found[0] is xp:
+        return found[1]
     if not (
         hasattr(xp, "__array_namespace_info__") or hasattr(xp, "__array_api_version__")
     ):
@@ -110,9 +112,19 @@ def _generic(xp: ModuleType) -> Backend:
             f"dask.array or array_api_strict; got {show(xp)}"
         )
         raise TypeError(msg)
-    found = GenericBackend(xp)
-    _GENERIC[xp.__name__] = found
-    return found
+    backend: Backend | None = None
+    try:
+        owner = array_namespace(xp.asarray(0))
+    except Exception:  # no asarray, or one that fails: the generic path's rules
+        owner = xp
+    if owner is not xp and sys.modules.get(owner.__name__) is owner:
+        cls = _BY_NAME.get(owner.__name__)
+        if cls is not None:
+            backend = backend_of_namespace(owner)
+    if backend is None:
+        backend = GenericBackend(xp)
+    _OTHER[xp.__name__] = (xp, backend)
+    return backend
 
 
 def backend_of_array(x: Any, name: str = "x") -> Backend:

@@ -74,29 +74,51 @@ class _Named:
         return call
 
 
-def needs(xp: Any, k: Any, out: Any) -> None:
+def needs(
+    xp: Any, shape: tuple[Any, ...], k: Any, out: Any, lazy: bool = False
+) -> None:
     """Refuse, before anything is built, a call that needs what ``xp`` lacks:
-    a per-matrix ``k`` with neither ``arange`` nor (for host values) ``stack``
-    and ``reshape``; an ``out`` with no item assignment."""
+    each function the build of ``shape`` and ``k`` calls (`_build`, or
+    `unknown_batch` where ``lazy``), a per-matrix ``k`` with neither
+    ``arange`` nor (for host values) ``stack`` and ``reshape``, an ``out``
+    with no item assignment."""
     if out is not None and not hasattr(type(out), "__setitem__"):
         msg = (
             f"out: {xp.__name__} arrays have no item assignment, so out "
             f"cannot be filled in place; take the result instead"
         )
         raise TypeError(msg)
-    if isinstance(k, int) or hasattr(xp, "arange"):
-        return
-    if not isinstance(k, np.ndarray):
-        msg = (
-            f"k: {xp.__name__} has no arange to build a mask from k, a "
-            f"{xp.__name__} array; give k as a Python sequence or NumPy array"
-        )
-        raise TypeError(msg)
-    lacking = [f for f in ("stack", "reshape") if not hasattr(xp, f)]
+    masked = not isinstance(k, int) and hasattr(xp, "arange")
+    if not (isinstance(k, int) or masked):
+        if not isinstance(k, np.ndarray):
+            msg = (
+                f"k: {xp.__name__} has no arange to build a mask from k, a "
+                f"{xp.__name__} array; give k as a Python sequence or NumPy array"
+            )
+            raise TypeError(msg)
+        lacking = [f for f in ("stack", "reshape") if not hasattr(xp, f)]
+        if lacking:
+            msg = (
+                f"k: one offset per matrix needs {xp.__name__}.arange, or "
+                f"{' and '.join(lacking)}, which it lacks; give one int k"
+            )
+            raise TypeError(msg)
+    mask_calls = ("arange", "asarray", "astype")
+    if lazy:
+        wanted: tuple[str, ...] = ("zeros_like", *(mask_calls if masked else ("eye",)))
+    elif math.prod(shape) == 0:
+        wanted = ("zeros",)
+    elif masked:
+        wanted = (*mask_calls, "iinfo", "broadcast_to")
+    elif not isinstance(k, int):
+        wanted = ("eye", "stack", "reshape")
+    else:
+        wanted = ("eye",) if len(shape) == 2 else ("eye", "broadcast_to", "asarray")
+    lacking = [f for f in wanted if not hasattr(xp, f)]
     if lacking:
         msg = (
-            f"k: one offset per matrix needs {xp.__name__}.arange, or "
-            f"{' and '.join(lacking)}, which it lacks; give one int k"
+            f"{xp.__name__} has no {' or '.join(lacking)}, which eyelike needs "
+            f"to build this eye"
         )
         raise TypeError(msg)
 
@@ -120,7 +142,7 @@ def array_api_eye(
     host values), already clamped into ``[-n_rows, n_cols]`` so it fits the
     namespace's index dtype.
     """
-    needs(xp, k, out)
+    needs(xp, shape, k, out)
     result = _build(xp, _Named(xp), shape, k, dtype, on(device))
     if out is None:
         return result
@@ -191,7 +213,7 @@ def unknown_batch(xp: Any, build: Build) -> Any:
     """The eye like ``build.like``, a lazy array whose batch sizes are not
     known yet: its own ``zeros_like``, plus one matrix's eye (or the mask of
     each offset ``k``), broadcast over it by the namespace's engine."""
-    needs(xp, build.k, build.out)
+    needs(xp, build.shape, build.k, build.out, lazy=True)
     named = _Named(xp)
     n_rows, n_cols = build.shape[-2:]
     if isinstance(build.k, int):

@@ -278,6 +278,10 @@ def from_table(
             break
     if found is None:
         found = dtype_name(dtype) if not isinstance(dtype, bool) else None
+    if found not in table and isinstance(dtype, str):
+        # The namespace's own spelling ("i4" for pydata sparse's, NumPy's
+        # dtypes): one its dtype objects compare equal to.
+        found = next((n for n, c in table.items() if _equals(c, dtype)), found)
     if found not in table:
         msg = (
             f"dtype {show(dtype)} is not a numeric dtype of {library} on this "
@@ -289,3 +293,11 @@ def from_table(
         msg = f"dtype {found} cannot represent 0 and 1 exactly, so no eye"
         raise DTypeError(msg)
     return table[found], ITEMSIZE.get(found, 1)
+
+
+def _equals(candidate: Any, spelling: str) -> bool:
+    """Whether a namespace's dtype object says it is ``spelling``."""
+    try:
+        return bool(candidate == spelling)
+    except Exception:  # a dtype that refuses the comparison: not its spelling
+        return False
