@@ -129,17 +129,19 @@ def collect(session: nox.Session) -> None:
 def namespaces(session: nox.Session) -> None:
     """Third-party Array API namespaces through the generic path (pydata
     sparse, ndonnx, marray, mlx) and cubed's backend: the conformance
-    matrix's forms on each, and their own tests
-    (``requirements/namespaces.txt``: the test set and these)."""
+    matrix's forms on each, and the libraries' own tests of their eye with
+    eyelike making it (``requirements/namespaces.txt``: the test set and
+    these)."""
     install_locked(session, "namespaces")
     libs = " or ".join(("sparse", "ndonnx", "marray", "cubed", "mlx"))
     session.run(
         "pytest",
         "tests/backends/test_namespaces.py",
         "tests/backends/test_cubed.py",
+        "tests/backends/test_own_eye_tests.py",
         "tests/matrix/test_matrix.py",
         "-k",
-        f"test_namespaces or {libs}",
+        f"test_namespaces or test_own_eye_tests or {libs}",
         *session.posargs,
     )
 
