@@ -3,6 +3,7 @@ process: the check that a change left the small calls' speed as it was.
 
     python -m benchmarks.versus HEAD~1            # any git revision
     python -m benchmarks.versus main --only numpy --rounds 5
+    python -m benchmarks.versus 988214f --large     # and the large cases
 
 The other revision's package is unpacked (``git archive``) into a temporary
 folder under another name and imported beside this one. Each case is timed
@@ -31,7 +32,7 @@ from pathlib import Path
 from types import ModuleType
 from typing import Any
 
-__all__ = ["cases", "clients", "collate", "main", "unpack"]
+__all__ = ["cases", "clients", "collate", "large", "main", "unpack"]
 
 ROOT = Path(__file__).resolve().parents[1]
 LIBRARIES = ("numpy", "torch", "jax", "array_api_strict")
@@ -119,6 +120,50 @@ def collate(m: Any, libraries: set[str]) -> dict[str, Callable[[], Any]]:
                 xp=torch,
             )
     return found
+
+
+def large(m: Any, libraries: set[str]) -> dict[str, Callable[[], Any]]:
+    """The CPU table's cases of a megabyte or more (``benchmarks.cases``):
+    eyelike on NumPy, and on torch and JAX where installed, each the same
+    call at both revisions (the rows whose cost is the build's, not the
+    front end's)."""
+    import numpy as np
+
+    from .cases import CPU_CASES
+
+    found: dict[str, Callable[[], Any]] = {}
+    torch = _optional("torch") if "torch" in libraries else None
+    jnp = _optional("jax.numpy") if "jax" in libraries else None
+    for case in CPU_CASES:
+        if case.nbytes < 1 << 20 or case.touch:
+            continue
+        k, dt = case.offsets(), case.np_dtype
+        kw = {"k": k, "batch_shape": case.batch}
+        if "numpy" in libraries:
+            out = np.zeros(case.shape, dt) if case.out else None
+            found[f"numpy {case.name}"] = partial(
+                m.eye, case.n, dtype=dt, out=out, **kw
+            )
+        if case.out or case.dtype == "bool":
+            continue
+        if torch is not None:
+            tk = torch.as_tensor(k) if case.per_matrix else k
+            tdt = getattr(torch, case.dtype)
+            found[f"torch {case.name}"] = partial(
+                m.eye, case.n, k=tk, batch_shape=case.batch, dtype=tdt, xp=torch
+            )
+        if jnp is not None and case.dtype != "float64":
+            jk = jnp.asarray(k) if case.per_matrix else k
+            jdt = getattr(jnp, case.dtype)
+            found[f"jax {case.name}"] = partial(
+                _ready, m.eye, case.n, k=jk, batch_shape=case.batch, dtype=jdt, xp=jnp
+            )
+    return found
+
+
+def _ready(fn: Callable[..., Any], *args: Any, **kwargs: Any) -> Any:
+    """``fn``'s JAX result, computed (JAX dispatches asynchronously)."""
+    return fn(*args, **kwargs).block_until_ready()
 
 
 def clients(
@@ -214,6 +259,27 @@ def guards(m: Any, torch: Any) -> dict[str, int]:
     return found
 
 
+def _large(old: Any, new: Any, libraries: set[str], rounds: int) -> None:
+    """Print the large cases (`large`) of both revisions, timed side by
+    side: per call, the fastest of 3 in each round, each first in turn."""
+    print("# the CPU table's large cases: per call, medians of the rounds")
+    olds, news = large(old, libraries), large(new, libraries)
+    for name, fn in news.items():
+        fn()  # (a first call: JAX compiles, pages are first touched)
+        olds[name]()
+        before: list[float] = []
+        after: list[float] = []
+        for i in range(rounds):
+            pair = [(olds[name], before), (fn, after)]
+            for call, into in pair[::-1] if i % 2 else pair:
+                into.append(_per_call(call, 1) / 1e3)
+        ratio = statistics.median(a / b for a, b in zip(after, before, strict=True))
+        print(
+            f"{name:44s} old {statistics.median(before):8.3f} ms  new "
+            f"{statistics.median(after):8.3f} ms  new/old {ratio:5.3f}"
+        )
+
+
 def _per_call(fn: Callable[[], Any], number: int) -> float:
     return min(timeit.repeat(fn, number=number, repeat=3)) / number * 1e6
 
@@ -224,6 +290,11 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--rounds", type=int, default=15)
     parser.add_argument(
         "--only", choices=LIBRARIES, action="append", help="this library only"
+    )
+    parser.add_argument(
+        "--large",
+        action="store_true",
+        help="also the CPU table's cases of a megabyte or more (minutes)",
     )
     args = parser.parse_args(argv)
     warnings.simplefilter("ignore")  # torch's notes on its first compile
@@ -252,6 +323,8 @@ def main(argv: list[str] | None = None) -> int:
             b, a = statistics.median(before), statistics.median(after)
             ratio = statistics.median(n / o for n, o in zip(after, before, strict=True))
             print(f"{name:34s} old {b:8.3f} us  new {a:8.3f} us  new/old {ratio:5.3f}")
+        if args.large:
+            _large(old, eyelike, libraries, args.rounds)
         print("# eyelike here and at the revision against the library's own call,")
         print("# as clients make it; new/old: the ratio of the two ratios")
         olds, news = clients(old, libraries), clients(eyelike, libraries)

@@ -40,6 +40,12 @@ def test_the_other_revision_is_a_package_of_its_own(tmp_path: Path) -> None:
         assert list(both[0]) == list(both[1])
         for name in both[0]:
             assert (both[0][name]() == both[1][name]()).all(), name
+        # The large cases: the same calls, the same matrices.
+        big = versus.large(old, {"numpy"}), versus.large(eyelike, {"numpy"})
+        assert list(big[0]) == list(big[1])
+        assert big[0]
+        for name in big[0]:
+            assert (big[0][name]() == big[1][name]()).all(), name
     finally:
         sys.path.remove(str(tmp_path))
         for name in [m for m in sys.modules if m.startswith("eyelike_versus")]:
