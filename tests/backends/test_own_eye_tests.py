@@ -1,10 +1,11 @@
-"""The libraries' own tests of their ``eye``, run with eyelike making each
-eye (the plugin ``helpers/own_eye_tests.py``): sparse's, cubed's,
-array-api-strict's and marray's (over NumPy, array-api-strict and torch),
-from the test modules their wheels ship; and torch's own cases of
-``torch.eye`` (its OpInfo: 1,440 samples over 16 dtypes, 3 error inputs). Each library is installed by the
-``namespaces`` session (array-api-strict by every session); elsewhere its
-case skips. A test passes when theirs all pass and eyelike made eyes.
+"""The libraries' own tests of their ``eye``, run with eyelike making each eye
+(the plugin ``helpers/own_eye_tests.py``): sparse's, cubed's, array-api-
+strict's and marray's (over NumPy, array-api-strict and torch), from the
+test modules their wheels ship; and torch's own cases of ``torch.eye`` (its
+OpInfo: 1,440 samples over 16 dtypes, 3 error inputs). Each library is
+installed by the ``namespaces`` session (array-api-strict by every session);
+elsewhere its case skips. A test passes when theirs all pass and eyelike
+made eyes.
 
 Bug (issue 45): marray's own eye tests over torch failed 13 of 26 through
 eyelike (its namespace taken for torch's by its name); sparse's

@@ -359,7 +359,14 @@ def dtype_verdict(v: Any, ns: str, device: Any = None) -> Any:
         return dt if dt.kind in "biufc" else bad
     table = native_dtypes(ns, device)
     if isinstance(v, str):
-        return v if v in table else bad
+        if v in table:
+            return v
+        # The namespace's own spelling: one of its NumPy dtypes (JAX's), as
+        # NumPy's parser reads it ("i4").
+        for name, native in table.items():
+            if isinstance(native, np.dtype) and dt is not None and native == dt:
+                return name
+        return bad
     if ns == "array_api_strict" and any(v is t for t in (bool, int, float, complex)):
         return bad  # its own rule: no Python type is a dtype
     for name, native in table.items():

@@ -296,7 +296,11 @@ def from_table(
 
 
 def _equals(candidate: Any, spelling: str) -> bool:
-    """Whether a namespace's dtype object says it is ``spelling``."""
+    """Whether a namespace's dtype object says it is ``spelling`` (a NumPy
+    dtype: as NumPy's parser reads it, which warns on no spelling here)."""
+    if isinstance(candidate, np.dtype):
+        parsed = _parse(spelling)
+        return parsed is not None and bool(candidate == parsed)
     try:
         return bool(candidate == spelling)
     except Exception:  # a dtype that refuses the comparison: not its spelling
