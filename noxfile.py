@@ -97,7 +97,7 @@ def tests_oldest(session: nox.Session) -> None:
 # The libraries `nox -s collect` leaves out: every optional one the tests
 # import (the test set's, the namespaces', the GPU's).
 OPTIONAL = ("torch", "jax", "dask", "cupy", "ml_dtypes", "array_api_strict")
-OPTIONAL += ("onnx", "onnxruntime", "openvino", "mypy", "matplotlib")
+OPTIONAL += ("onnx", "onnxruntime", "openvino", "mypy", "pyright", "matplotlib")
 OPTIONAL += ("cubed", "sparse", "marray", "ndonnx", "mlx")
 
 
@@ -193,10 +193,10 @@ def lock_oldest(session: nox.Session) -> None:
     # which newer transitive releases would otherwise lift (NumPy 2 for a
     # NumPy >= 1.26). Without the CuPy kernel checks' tools: CuPy 14 needs
     # NumPy 2 (those tests skip here, and run on the newest set). Without
-    # mypy: the typing test checks the types users see with the newest
-    # libraries, whose stubs an old mypy may not read (it skips here).
+    # mypy and pyright: the typing test checks the types users see with the
+    # newest libraries, whose stubs an old mypy may not read (it skips here).
     own = [r.replace(">=", "==") + ".*" for r in PROJECT_DEPS]
-    tools = ("cupy-", "nvidia-", "mypy")
+    tools = ("cupy-", "nvidia-", "mypy", "pyright")
     # (torch: the CPU build, which lies where pip's find-links point.)
     oldest = [
         d.replace("torch==2.13.0", "torch==2.13.0+cpu")
@@ -239,9 +239,14 @@ def lint(session: nox.Session) -> None:
     session.run("ruff", "check", *where)
     session.run("ruff", "format", "--check", *where)
     session.run("mypy", "--strict", "src", "benchmarks")
-    # The public types where torch and JAX are not installed (their types
-    # Any); test_typing.py, in the tests session, checks them installed.
-    session.run("mypy", "--strict", "tests/api/typing_returns.py")
+    # The public types where torch, JAX and CuPy are not installed (their
+    # types Any); test_typing.py, in the tests session, checks them
+    # installed, with mypy and pyright, and pyright without them.
+    user_files = [
+        "tests/api/typing_returns.py",
+        "tests/api/typing_returns_libraries.py",
+    ]
+    session.run("mypy", "--strict", *user_files)
 
 
 @nox.session(python=PINNED_PYTHON)

@@ -16,16 +16,14 @@ from ._pipeline import eye as _pipeline_eye
 from ._validate.gate import admit
 
 if TYPE_CHECKING:  # the types of the overloads (the rules: in _typing)
-    import cupy
-    import jax
     import numpy as np
     import numpy.typing as npt
-    import torch
 
     from ._typing import (
         AnyModule,
+        ArrayT,
         CuPyModule,
-        JaxModule,
+        NdarrayModule,
         NumPyModule,
         OutT,
         ScalarT,
@@ -52,6 +50,22 @@ def eye(
     chunks: Any = None,
     order: Any = None,
 ) -> Any: ...
+# CuPy: its ndarray. (Before NumPy's: see _typing.CuPyModule.)
+@overload
+def eye(
+    n_rows: SupportsIndex,
+    n_cols: SupportsIndex | None = None,
+    /,
+    *,
+    k: Any = 0,
+    batch_shape: Any = (),
+    dtype: Any = None,
+    device: Any = None,
+    xp: CuPyModule[ArrayT],
+    out: None = None,
+    chunks: Any = None,
+    order: Any = None,
+) -> ArrayT: ...
 # NumPy (the default): float64, or the NumPy type or dtype object given.
 @overload
 def eye(
@@ -98,7 +112,8 @@ def eye(
     chunks: Any = None,
     order: Any = None,
 ) -> npt.NDArray[Any]: ...
-# Another library's namespace: its array type, whatever the dtype.
+# Another library's namespace: its array class (torch's Tensor, JAX's
+# ndarray), as the namespace gives it, whatever the dtype.
 @overload
 def eye(
     n_rows: SupportsIndex,
@@ -109,11 +124,11 @@ def eye(
     batch_shape: Any = (),
     dtype: Any = None,
     device: Any = None,
-    xp: TorchModule,
+    xp: TorchModule[ArrayT],
     out: None = None,
     chunks: Any = None,
     order: Any = None,
-) -> torch.Tensor: ...
+) -> ArrayT: ...
 @overload
 def eye(
     n_rows: SupportsIndex,
@@ -124,26 +139,11 @@ def eye(
     batch_shape: Any = (),
     dtype: Any = None,
     device: Any = None,
-    xp: CuPyModule,
+    xp: NdarrayModule[ArrayT],
     out: None = None,
     chunks: Any = None,
     order: Any = None,
-) -> cupy.ndarray: ...
-@overload
-def eye(
-    n_rows: SupportsIndex,
-    n_cols: SupportsIndex | None = None,
-    /,
-    *,
-    k: Any = 0,
-    batch_shape: Any = (),
-    dtype: Any = None,
-    device: Any = None,
-    xp: JaxModule,
-    out: None = None,
-    chunks: Any = None,
-    order: Any = None,
-) -> jax.Array: ...
+) -> ArrayT: ...
 # out: that array itself.
 @overload
 def eye(

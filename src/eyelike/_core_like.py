@@ -12,7 +12,6 @@ from ._validate.gate import admit
 
 if TYPE_CHECKING:  # the types of the overloads (the rules: in _typing)
     import numpy as np
-    import torch
 
     from ._typing import ArrayT, NDArrayT, OutT, Parameter, ScalarT, ShapeT
 
@@ -45,8 +44,8 @@ def eye_like(
 # keeps its class (the next overload), as there.
 @overload
 def eye_like(
-    x: Parameter, /, *, k: Any = 0, dtype: Any = None, out: None = None
-) -> torch.Tensor: ...
+    x: Parameter[ArrayT], /, *, k: Any = 0, dtype: Any = None, out: None = None
+) -> ArrayT: ...
 @overload
 def eye_like(
     x: ArrayT, /, *, k: Any = 0, dtype: Any = None, out: None = None

@@ -16,11 +16,16 @@ itself.
 
 ``xp``: a type checker gives every module the type ``types.ModuleType``, so
 no plain annotation tells torch from NumPy. A module does match a Protocol
-structurally (PEP 544), by the names it defines: each ``_...Module`` protocol
-below asks for the array class one library's namespace holds, typed as that
-class (a property: a module's class is read-only). Where a library is not
-installed, its types are Any to the checker and its protocol asks only for
-names; the overloads are ordered so that this loses precision (Any) and
+structurally (PEP 544), by the names it defines: each ``...Module`` protocol
+below asks for the array class one library's namespace holds (a property:
+a module's class is read-only), and but for NumPy's it is generic in that
+class, which the overload returns: the type is read from the caller's
+module, never named here. So no signature holds a library that may be
+missing where the checker runs: mypy reads a missing one's types as Any,
+pyright as Unknown, which its strict mode reports at every use of the
+function ("partially unknown"). The same for a tensor's plain class
+(`Parameter`, `Tensor`: what its ``detach`` returns). The overloads are
+ordered so that a library the checker cannot see loses precision (Any) and
 never gives a wrong type.
 """
 
@@ -29,8 +34,6 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any, Protocol, TypeVar
 
 if TYPE_CHECKING:
-    import cupy
-    import jax
     import numpy as np
     import torch
 
@@ -41,6 +44,10 @@ DTypeT = TypeVar("DTypeT", bound="np.dtype[Any]")
 ScalarT = TypeVar("ScalarT", bound="np.generic")
 # An ndarray or a subclass, kept whole (np.zeros_like keeps a subclass).
 NDArrayT = TypeVar("NDArrayT", bound="np.ndarray[Any, Any]")
+# A namespace's array class, read from the namespace (or a tensor's plain
+# class, from the tensor): never named here, so that a library the checker
+# cannot see leaves no unknown type in a signature.
+ArrayT_co = TypeVar("ArrayT_co", covariant=True)
 
 
 class Shaped(Protocol):
@@ -65,6 +72,17 @@ class AnyModule(Protocol):
     def _eyelike_no_module_has_this(self) -> Any: ...
 
 
+class NoArray(Protocol):
+    """What no value is (no array, no int): an overload taking (and
+    returning) it is chosen only for an argument of unknown type, which
+    every overload takes. Its result, unlike any other's, keeps the call's
+    unknown to pyright as to mypy (pyright takes the first overload's where
+    the others' results are unknown, as a type read from that argument is)."""
+
+    @property
+    def _eyelike_no_value_has_this(self) -> Any: ...
+
+
 class NumPyModule(Protocol):
     """NumPy (and a namespace of NumPy arrays, as array-api-compat's)."""
 
@@ -72,35 +90,40 @@ class NumPyModule(Protocol):
     def ndarray(self) -> type[np.ndarray[Any, Any]]: ...
 
 
-class TorchModule(Protocol):
-    @property
-    def Tensor(self) -> type[torch.Tensor]: ...
-
-
-class CuPyModule(Protocol):
-    """CuPy, which ships no type information today: its module is Any to a
-    type checker, and ``xp=cupy`` gives Any. ``asnumpy`` (CuPy's own) keeps
-    JAX's module out where CuPy's ``ndarray`` is Any; JAX's protocol comes
-    after this one, as it asks for less."""
+class CuPyModule(Protocol[ArrayT_co]):
+    """CuPy, known by ``asnumpy`` (NumPy has none): its ``ndarray`` class,
+    which CuPy ships no type information for (Any to mypy, Unknown to
+    pyright, as the caller's own ``cupy.ndarray`` is). Before NumPy's
+    protocol, which an unknown ``ndarray`` would match."""
 
     @property
-    def ndarray(self) -> type[cupy.ndarray]: ...
+    def ndarray(self) -> type[ArrayT_co]: ...
     @property
     def asnumpy(self) -> object: ...
 
 
-class JaxModule(Protocol):
-    """``jax.numpy``; after NumPy's and CuPy's: where JAX is not installed,
-    its ``ndarray`` is Any, which their modules would match."""
+class TorchModule(Protocol[ArrayT_co]):
+    """torch: its ``Tensor`` class."""
 
     @property
-    def ndarray(self) -> type[jax.Array]: ...
+    def Tensor(self) -> type[ArrayT_co]: ...
 
 
-class Parameter(Protocol):
+class NdarrayModule(Protocol[ArrayT_co]):
+    """Another namespace whose array class is its ``ndarray``: ``jax.numpy``
+    (``jax.Array``). After NumPy's protocol, which asks for more."""
+
+    @property
+    def ndarray(self) -> type[ArrayT_co]: ...
+
+
+class Parameter(Protocol[ArrayT_co]):
     """A ``torch.nn.Parameter`` (whose ``zeros_like`` is a plain tensor),
     known by its class; and by ``grad_fn``, as `Tensor` is, so that where
-    torch is not installed (its Parameter Any) no other array matches."""
+    torch is not installed (its Parameter Any) no other array matches. The
+    plain tensor's type: what its ``detach`` returns. (A protocol's members
+    are not part of a signature's type: torch's missing Parameter here
+    leaves none unknown.)"""
 
     @property
     def grad_fn(self) -> object: ...
@@ -108,12 +131,14 @@ class Parameter(Protocol):
     # that, where torch's types are known.)
     @property  # type: ignore[misc, unused-ignore]
     def __class__(self) -> type[torch.nn.Parameter]: ...  # type: ignore[override, unused-ignore]
+    def detach(self) -> ArrayT_co: ...
 
 
-class Tensor(Protocol):
-    """A torch tensor, known by a member only torch's tensors have: where
-    torch is not installed ``torch.Tensor`` is Any, and an overload taking
-    it would take every other library's array too (and give Any)."""
+class Tensor(Protocol[ArrayT_co]):
+    """A torch tensor, known by a member only torch's tensors have (an
+    overload taking any array would take every other library's too), typed
+    by what its ``detach`` returns: a plain tensor."""
 
     @property
     def grad_fn(self) -> object: ...
+    def detach(self) -> ArrayT_co: ...

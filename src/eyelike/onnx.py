@@ -20,9 +20,8 @@ from ._validate.text import show
 
 if TYPE_CHECKING:  # the types of the overloads, as eyelike.eye_like's
     import numpy as np
-    import torch
 
-    from ._typing import ArrayT, DTypeT, Parameter, ShapeT
+    from ._typing import ArrayT, DTypeT, NoArray, Parameter, ShapeT
 
 __all__ = ["eye_like"]
 
@@ -103,8 +102,13 @@ def eye_like(
 def eye_like(
     x: np.ndarray[ShapeT, Any], *, dtype: int | None = None, k: int = 0
 ) -> np.ndarray[ShapeT, np.dtype[Any]]: ...
+# (x of unknown type: an unknown result, as in eyelike.openvino.eye.)
 @overload
-def eye_like(x: Parameter, *, dtype: int | None = None, k: int = 0) -> torch.Tensor: ...
+def eye_like(x: NoArray, *, dtype: int | None = None, k: int = 0) -> NoArray: ...
+@overload
+def eye_like(
+    x: Parameter[ArrayT], *, dtype: int | None = None, k: int = 0
+) -> ArrayT: ...
 @overload
 def eye_like(x: ArrayT, *, dtype: int | None = None, k: int = 0) -> ArrayT: ...
 def eye_like(x: Any, *, dtype: int | None = None, k: int = 0) -> Any:

@@ -35,9 +35,8 @@ from ._validate.text import show
 
 if TYPE_CHECKING:
     import numpy.typing as npt
-    import torch
 
-    from ._typing import ShapedT, Tensor
+    from ._typing import ArrayT, NoArray, ShapedT, Tensor
 
     # The inputs that choose no namespace: a count or index as a Python int
     # or a NumPy integer scalar, a batch shape as a list or tuple of them.
@@ -60,15 +59,27 @@ def eye(
     *,
     output_type: Any,
 ) -> npt.NDArray[Any]: ...
+# (Taken by no argument but one of unknown type, which every overload takes:
+# its result, unlike any other, tells pyright that the call's is unknown,
+# as mypy finds; else pyright takes the first, a NumPy array.)
 @overload
 def eye(
-    num_rows: _Int | Tensor,
-    num_columns: _Int | Tensor,
-    diagonal_index: _Int | Tensor,
-    batch_shape: _Dims | Tensor = None,
+    num_rows: _Int | NoArray,
+    num_columns: _Int | NoArray,
+    diagonal_index: _Int | NoArray,
+    batch_shape: _Dims | NoArray = None,
     *,
     output_type: Any,
-) -> torch.Tensor: ...
+) -> NoArray: ...
+@overload
+def eye(
+    num_rows: _Int | Tensor[ArrayT],
+    num_columns: _Int | Tensor[ArrayT],
+    diagonal_index: _Int | Tensor[ArrayT],
+    batch_shape: _Dims | Tensor[ArrayT] = None,
+    *,
+    output_type: Any,
+) -> ArrayT: ...
 @overload
 def eye(
     num_rows: _Int | ShapedT,
