@@ -161,8 +161,9 @@ def test_a_new_offset_compiles_nothing() -> None:
 def test_a_device_off_the_mesh_set() -> None:
     """Bug: under ``jax.set_mesh``, ``eye_like`` of an array on one device
     (and ``eye(device=<a device>)``) raised JAX's "incompatible devices for
-    jitted computation" from eyelike's own jitted build, where
-    ``jnp.zeros_like`` and ``jnp.eye`` make their result on that device.
+    jitted computation" from eyelike's own jitted build, eagerly and under
+    jit, where ``jnp.zeros_like`` and ``jnp.eye`` make their result on that
+    device (eagerly) or on the mesh (``zeros_like`` under jit).
     (The mesh checks on four devices: ``test_jax_mesh.py``.)"""
     if not hasattr(jax, "set_mesh"):
         pytest.skip("this JAX has no jax.set_mesh")
@@ -176,3 +177,12 @@ def test_a_device_off_the_mesh_set() -> None:
         ):
             assert result.sharding == want.sharding
             np.testing.assert_array_equal(np.asarray(result), reference((2,), 3, 3, 1))
+        # Under jit a result is placed on the mesh: eye_like's as zeros_like's,
+        # and a device of eye's is refused naming it (JAX's own error names
+        # no parameter).
+        ours = jax.jit(lambda: eyelike.eye_like(x, k=[0, 1]))()
+        assert ours.sharding == jax.jit(lambda: jnp.zeros_like(x))().sharding
+        np.testing.assert_array_equal(np.asarray(ours), reference((2,), 3, 3, [0, 1]))
+        for asked in (device, "cpu"):
+            with pytest.raises(ValueError, match=r"^device CpuDevice.* off the mesh"):
+                jax.jit(lambda d=asked: eyelike.eye(3, xp=jnp, device=d))()

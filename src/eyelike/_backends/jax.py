@@ -160,6 +160,11 @@ class JaxBackend(Backend):
             placement = device
         elif device is not None:
             placement = jax.sharding.SingleDeviceSharding(device)
+        off_mesh = False
+        if placement is not None:
+            placement, off_mesh = _on_mesh(
+                placement, device, build.like is not None, self._traced_only
+            )
         # The sharding of the output's type: the placement's, or under jit
         # the traced x's (as jnp.zeros_like takes it), where it names
         # Explicit axes; else None (placement, or the compiler's choice).
@@ -177,10 +182,10 @@ class JaxBackend(Backend):
         # eager conversion would be a computation of its own.
         offsets = np.asarray(k, dtype=index) if isinstance(k, (int, np.ndarray)) else k
         build_it = _builder(placement)
-        if placement is not None and _other_mesh(placement, self._traced_only):
-            # A placement off the mesh set by jax.set_mesh (one device, or
-            # another mesh's sharding): jit refuses out_shardings there, so
-            # this one computation, fully placed, runs outside it.
+        if off_mesh:
+            # Eagerly, a placement off the mesh set by jax.set_mesh (one
+            # device, or another mesh's sharding): jit refuses out_shardings
+            # there, so this one computation, fully placed, runs outside it.
             with jax.sharding.set_mesh(None):
                 return build_it(
                     offsets, shape=shape, dtype=dtype, index=index, typed=typed
@@ -291,18 +296,42 @@ def _resharded(k: Any, shape: tuple[int, ...], typed: Any) -> Any:
     return jax.sharding.reshard(k, jax.sharding.NamedSharding(typed.mesh, P(*want)))
 
 
-def _other_mesh(placement: Any, traced_only: Callable[[], bool]) -> bool:
-    """Whether a mesh set by ``jax.set_mesh`` is not the mesh of
-    ``placement`` (a device, or another mesh's sharding), outside jit (where
-    JAX refuses it as it refuses ``jnp.eye``'s)."""
+def _on_mesh(
+    placement: Any, device: Any, like: bool, traced_only: Callable[[], bool]
+) -> tuple[Any, bool]:
+    """``placement`` as a mesh set by ``jax.set_mesh`` lets it be, and
+    whether the build must run outside that mesh: eagerly, where the mesh
+    is not ``placement``'s (one device, or another mesh's sharding). Under
+    jit a result is placed on that mesh only: ``eye_like`` of an ``x`` on
+    one device then places it there, as ``jnp.zeros_like`` does (None), and
+    ``eye(device=<one device>)`` is refused naming ``device`` (JAX refuses
+    ``jnp.eye``'s with an error naming no parameter).
+
+    Raises
+    ------
+    ValueError
+        Under jit, ``device`` is one device, off the mesh of several.
+    """
     import jax
 
     sharding = jax.sharding
     if not hasattr(sharding, "set_mesh"):  # (an older JAX: no mesh of context)
-        return False
-    if sharding.get_abstract_mesh().empty or traced_only():  # (the common call)
-        return False
-    return bool(getattr(placement, "mesh", None) != sharding.get_mesh())
+        return placement, False
+    mesh = sharding.get_abstract_mesh()
+    if mesh.empty:  # (the common call)
+        return placement, False
+    if not traced_only():
+        return placement, bool(getattr(placement, "mesh", None) != sharding.get_mesh())
+    if isinstance(placement, sharding.NamedSharding) or mesh.size == 1:
+        return placement, False
+    if like:
+        return None, False
+    msg = (
+        f"device {show(device, 200)} is one device, off the mesh of "
+        f"{mesh.size} devices set by jax.set_mesh: under jax.jit a result is "
+        f"placed on that mesh (pass a NamedSharding of it, or None)"
+    )
+    raise ValueError(msg)
 
 
 def _devices_of(device: Any) -> Any:
