@@ -176,7 +176,10 @@ class JaxBackend(Backend):
             # (Symbolic sizes, jax.export's, are neither compared nor
             # checked: XLA judges them when the program runs.)
             if size == 0:  # nothing to compute: no iotas either
-                return jnp.zeros(shape, dtype=dtype, device=device)
+                if typed is not None and (placement is None or self._traced_only()):
+                    # (Under jit, jnp.zeros' device= is dropped.)
+                    return jnp.zeros(shape, dtype=dtype, out_sharding=typed)
+                return jnp.zeros(shape, dtype=dtype, device=placement)
             check_index_fits(n_rows, n_cols, index, jnp.iinfo(index).max)
         # A host value, not jnp.asarray: jit moves it with the call, where an
         # eager conversion would be a computation of its own.
