@@ -22,9 +22,10 @@ import pytest
 from helpers import jax_mesh
 
 jax = pytest.importorskip("jax")
-if not (hasattr(jax, "set_mesh") and hasattr(jax.sharding, "AxisType")):
+if not (hasattr(jax, "set_mesh") and hasattr(jax.sharding, "reshard")):
+    # (JAX 0.7 made its sharding-in-types API public.)
     pytest.skip(
-        "this JAX has no jax.set_mesh or mesh axis types", allow_module_level=True
+        "this JAX has no jax.set_mesh or jax.sharding.reshard", allow_module_level=True
     )
 
 # The one case whose layout is not zeros_like's: under jit on Auto axes the

@@ -258,8 +258,8 @@ def _typed(sharding: Any) -> Any:
     explicit = getattr(getattr(jax.sharding, "AxisType", None), "Explicit", None)
     mesh = sharding.mesh
     kinds = getattr(mesh, "axis_types", None)
-    if explicit is None or kinds is None:
-        return None
+    if explicit is None or kinds is None or not hasattr(jax.sharding, "reshard"):
+        return None  # (JAX before 0.7: its sharding-in-types API was experimental)
     types = dict(zip(mesh.axis_names, kinds, strict=True))
     return sharding if all(types.get(n) == explicit for n in names) else None
 
