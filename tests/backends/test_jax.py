@@ -156,3 +156,33 @@ def test_a_new_offset_compiles_nothing() -> None:
     for k in (-4, 1, 3, 10**30):
         eyelike.eye(5, batch_shape=3, k=k, xp=jnp)
     assert build._cache_size() == before
+
+
+def test_a_device_off_the_mesh_set() -> None:
+    """Bug: under ``jax.set_mesh``, ``eye_like`` of an array on one device
+    (and ``eye(device=<a device>)``) raised JAX's "incompatible devices for
+    jitted computation" from eyelike's own jitted build, eagerly and under
+    jit, where ``jnp.zeros_like`` and ``jnp.eye`` make their result on that
+    device (eagerly) or on the mesh (``zeros_like`` under jit).
+    (The mesh checks on four devices: ``test_jax_mesh.py``.)"""
+    if not hasattr(jax, "set_mesh"):
+        pytest.skip("this JAX has no jax.set_mesh")
+    _mesh()  # (two devices, or a skip)
+    device = jax.devices()[-1]
+    x = jax.device_put(jnp.zeros((2, 3, 3)), device)
+    with jax.set_mesh(jax.make_mesh((2,), ("b",))):
+        for result, want in (
+            (eyelike.eye_like(x, k=1), jnp.zeros_like(x)),
+            (eyelike.eye(3, batch_shape=2, k=1, xp=jnp, device=device), x),
+        ):
+            assert result.sharding == want.sharding
+            np.testing.assert_array_equal(np.asarray(result), reference((2,), 3, 3, 1))
+        # Under jit a result is placed on the mesh: eye_like's as zeros_like's,
+        # and a device of eye's is refused naming it (JAX's own error names
+        # no parameter).
+        ours = jax.jit(lambda: eyelike.eye_like(x, k=[0, 1]))()
+        assert ours.sharding == jax.jit(lambda: jnp.zeros_like(x))().sharding
+        np.testing.assert_array_equal(np.asarray(ours), reference((2,), 3, 3, [0, 1]))
+        for asked in (device, "cpu"):
+            with pytest.raises(ValueError, match=r"^device CpuDevice.* off the mesh"):
+                jax.jit(lambda d=asked: eyelike.eye(3, xp=jnp, device=d))()

@@ -293,6 +293,32 @@ def _jax_x64(on: bool) -> Iterator[None]:
         jax.config.update("jax_enable_x64", before)
 
 
+@contextlib.contextmanager
+def _jax_mesh() -> Iterator[None]:
+    """A mesh of two devices, its axis Explicit, set by ``jax.set_mesh``
+    (the matrix's ``jit on a mesh``: x sharded along it, `mesh_sharded`)."""
+    import jax
+    import pytest
+
+    if not hasattr(jax.sharding, "reshard") or len(jax.devices()) < 2:
+        pytest.skip("needs JAX 0.7's sharding in types and 2 JAX devices")
+    kind = jax.sharding.AxisType.Explicit
+    with jax.set_mesh(jax.make_mesh((2,), ("m",), axis_types=(kind,))):
+        yield
+
+
+def mesh_sharded(value: Any) -> Any:
+    """A JAX array of rank 3 or more split along its second dimension over
+    the mesh `_jax_mesh` sets, where that dimension divides; else as it is."""
+    import jax
+
+    if not isinstance(value, jax.Array) or value.ndim < 3 or value.shape[1] % 2:
+        return value
+    mesh = jax.sharding.get_abstract_mesh()
+    spec = jax.sharding.PartitionSpec(None, mesh.axis_names[0])
+    return jax.device_put(value, spec)
+
+
 def _strict_flags(**flags: Any) -> Callable[[], Any]:
     def enter() -> Any:
         import array_api_strict
@@ -327,6 +353,10 @@ MODES: list[Mode] = [
     Mode("jax", "eager x64", context=lambda: _jax_x64(True)),
     Mode("jax", "jit", wrap="jit"),
     Mode("jax", "jit x64", wrap="jit", context=lambda: _jax_x64(True)),
+    # eye_like's x sharded over two devices (an Explicit mesh axis): the
+    # result has jit(jnp.zeros_like)(x)'s sharding (four devices, every k:
+    # tests/backends/test_jax_mesh.py).
+    Mode("jax", "jit on a mesh", wrap="jax_mesh", context=_jax_mesh),
     Mode("jax", "vmap", wrap="jax_vmap"),
     Mode("jax", "grad", wrap="jax_grad"),
     Mode("jax", "eval_shape", values=False, wrap="eval_shape"),
@@ -377,7 +407,7 @@ LIBS = {
 
 
 _COMPILE = ("compile static", "compile dynamic", "compile auto")
-_JAX_TRACED = ("jit", "jit x64", "eval_shape", "jit lower", "export")
+_JAX_TRACED = ("jit", "jit x64", "jit on a mesh", "eval_shape", "jit lower", "export")
 _INFERENCE = "torch lets an inference tensor be written only inside inference_mode"
 _PARAMETER = (
     "autograd cannot track an in-place fill of a tensor that requires grad "
@@ -546,12 +576,32 @@ REFUSALS: list[Refusal] = [
         "batch_shape",
         "a batch shape read from a traced array is not static",
     ),
+    Refusal(
+        "jax",
+        ("jit on a mesh",),
+        "device",
+        ("the namespace's default", "a name"),
+        ValueError,
+        "device",
+        "under jax.jit a result is placed on the mesh set by jax.set_mesh: "
+        "one device off it is refused (JAX refuses jnp.eye's too)",
+    ),
 ]
 
 
 # Cells that fail today, each group with what goes wrong: open work, run as
 # strict xfails (a fixed cell fails the run until it leaves this list).
 KNOWN_GAPS: list[tuple[str, tuple[str, ...], tuple[str, ...], tuple[str, ...], str]] = [
+    (
+        "jax",
+        ("jit on a mesh",),
+        ("x",),
+        ("no rows",),
+        "JAX's own: an empty array split over a mesh under jit holds its "
+        "whole shape on each device, which np.asarray cannot read (JAX 0.10); "
+        "the eye has jit(jnp.zeros_like)(x)'s sharding, and zeros_like's "
+        "result fails alike",
+    ),
     (
         "mlx",
         ("eager",),

@@ -121,6 +121,8 @@ def _arguments(mode: table.Mode, entry: str, form: table.Form, lib: Any) -> Any:
         args = [a.view(_Sub) if type(a) is np.ndarray else a for a in args]
         if type(kwargs.get("out")) is np.ndarray:
             kwargs["out"] = kwargs["out"].view(_Sub)
+    if mode.wrap == "jax_mesh":
+        args = [table.mesh_sharded(a) for a in args]
     if mode.wrap in _TORCH_SUBCLASS:
         # x, and an out of the "fresh" form (the others are kinds of their own).
         args = [_torch_subclass(mode, a, -1) for a in args]
@@ -225,7 +227,7 @@ def _run(
         import jax.numpy as jnp
 
         inputs, rebuild = _split_tensors(values, lambda v: isinstance(v, jax.Array))
-        if wrap == "jit":
+        if wrap in ("jit", "jax_mesh"):
             return jax.jit(lambda *ts: apply(rebuild(ts)))(*inputs)
         if wrap == "jax_vmap":
             return jax.vmap(lambda t: apply(values))(jnp.zeros(2))[1]
@@ -272,9 +274,16 @@ def _expected_device(
     form: table.Form,
     kwargs: Any,
     args: list[Any],
+    shape: tuple[int, ...],
 ) -> Any:
     if mode.name == "meta device":
         return "cpu" if form.name == "a name" else "meta"
+    if mode.wrap == "jax_mesh":  # (a sharding: zeros_like's of x, under jit)
+        import jax
+
+        like = args[0] if entry == "eye_like" else None
+        ref = lib.zeros(shape if like is None else like.shape, dtype=lib.float32)
+        return jax.jit(lib.zeros_like)(ref if like is None else like).sharding
     if mode.wrap == "strict_device1":
         if entry == "eye" and form.param == "device":
             return table.default_device(lib) if form.name == "None" else None
@@ -303,8 +312,8 @@ def _check_cell(
         args, kwargs, plain = _arguments(mode, entry, form, lib)
         out = kwargs.get("out")
         before = _snapshot(out)
-        want_device = _expected_device(mode, lib, entry, form, kwargs, args)
         shape = (*plain["batch"], plain["rows"], plain["cols"])
+        want_device = _expected_device(mode, lib, entry, form, kwargs, args, shape)
         if refused is not None:
             with pytest.raises(Exception) as info:
                 _run(mode, call, args, kwargs, dask_client, shape)

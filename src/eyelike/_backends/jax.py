@@ -9,7 +9,10 @@ compiles nothing): two iotas, a compare and a cast, which XLA fuses into one
 kernel writing the output once. Under an outer ``jax.jit`` (or ``vmap``) it
 is simply inlined. The output's placement (a device, or any sharding) is
 the jitted function's ``out_shardings``, so a sharded result is made in
-place rather than moved.
+place rather than moved. Where JAX's types carry a sharding (mesh axes of
+type Explicit), the iotas are made with it: under ``jit``, ``eye_like(x)``
+then has ``x``'s sharding, as ``jnp.zeros_like(x)`` has, and each device
+computes only its shard.
 """
 
 from __future__ import annotations
@@ -17,6 +20,7 @@ from __future__ import annotations
 import functools
 import itertools
 import math
+from collections.abc import Callable
 from typing import Any
 
 import numpy as np
@@ -156,17 +160,40 @@ class JaxBackend(Backend):
             placement = device
         elif device is not None:
             placement = jax.sharding.SingleDeviceSharding(device)
+        off_mesh = False
+        if placement is not None:
+            placement, off_mesh = _on_mesh(
+                placement, device, build.like is not None, self._traced_only
+            )
+        # The sharding of the output's type: the placement's, or under jit
+        # the traced x's (as jnp.zeros_like takes it), where it names
+        # Explicit axes; else None (placement, or the compiler's choice).
+        typed = _typed(
+            placement if placement is not None else _aval_sharding(build.like)
+        )
         size = math.prod(shape)
         if type(size) is int:
             # (Symbolic sizes, jax.export's, are neither compared nor
             # checked: XLA judges them when the program runs.)
             if size == 0:  # nothing to compute: no iotas either
-                return jnp.zeros(shape, dtype=dtype, device=device)
+                if typed is not None and (placement is None or self._traced_only()):
+                    # (Under jit, jnp.zeros' device= is dropped.)
+                    return jnp.zeros(shape, dtype=dtype, out_sharding=typed)
+                return jnp.zeros(shape, dtype=dtype, device=placement)
             check_index_fits(n_rows, n_cols, index, jnp.iinfo(index).max)
         # A host value, not jnp.asarray: jit moves it with the call, where an
         # eager conversion would be a computation of its own.
         offsets = np.asarray(k, dtype=index) if isinstance(k, (int, np.ndarray)) else k
-        return _builder(placement)(offsets, shape=shape, dtype=dtype, index=index)
+        build_it = _builder(placement)
+        if off_mesh:
+            # Eagerly, a placement off the mesh set by jax.set_mesh (one
+            # device, or another mesh's sharding): jit refuses out_shardings
+            # there, so this one computation, fully placed, runs outside it.
+            with jax.sharding.set_mesh(None):
+                return build_it(
+                    offsets, shape=shape, dtype=dtype, index=index, typed=typed
+                )
+        return build_it(offsets, shape=shape, dtype=dtype, index=index, typed=typed)
 
     def _check_empty(self, shape: tuple[int, ...], itemsize: int, device: Any) -> None:
         # JAX arrays have no strides: only XLA's own limits apply.
@@ -207,6 +234,109 @@ def _check_fits(sharding: Any, shape: tuple[int, ...]) -> None:
         raise ValueError(msg) from None
 
 
+def _aval_sharding(like: Any) -> Any:
+    """The sharding in a traced ``like``'s type (None: not traced, or a JAX
+    without shardings in its types)."""
+    import jax
+
+    typeof = getattr(jax, "typeof", None)
+    if typeof is None or not isinstance(like, jax.core.Tracer):
+        return None
+    return getattr(typeof(like), "sharding", None)
+
+
+def _typed(sharding: Any) -> Any:
+    """``sharding`` where JAX's types carry it: a NamedSharding whose spec
+    names mesh axes, every one of them of type Explicit. Else None: Auto
+    axes are the compiler's to choose (the placement, `out_shardings`,
+    still holds), and nothing else shards."""
+    import jax
+
+    names = _axis_names(getattr(sharding, "spec", None))
+    if not names:  # (a device, or a replicated sharding: the common call)
+        return None
+    explicit = getattr(getattr(jax.sharding, "AxisType", None), "Explicit", None)
+    mesh = sharding.mesh
+    kinds = getattr(mesh, "axis_types", None)
+    if explicit is None or kinds is None or not hasattr(jax.sharding, "reshard"):
+        return None  # (JAX before 0.7: its sharding-in-types API was experimental)
+    types = dict(zip(mesh.axis_names, kinds, strict=True))
+    return sharding if all(types.get(n) == explicit for n in names) else None
+
+
+def _axis_names(spec: Any) -> list[str]:
+    """The mesh axes a PartitionSpec names (None: none)."""
+    names: list[str] = []
+    for entry in spec or ():
+        if isinstance(entry, str):
+            names.append(entry)
+        elif isinstance(entry, tuple):
+            names.extend(entry)
+    return names
+
+
+def _resharded(k: Any, shape: tuple[int, ...], typed: Any) -> Any:
+    """A traced ``k`` laid out as the output's batch dimensions are, where
+    its type names mesh axes that differ: a ``k`` sharded along the mesh
+    axis that splits the rows would otherwise make JAX refuse the compare
+    (one axis on two dimensions). Left as it is where it names none: a
+    replicated ``k`` meets any sharding."""
+    import jax
+
+    have = _aval_sharding(k)
+    if typed is None or have is None or not _axis_names(have.spec):
+        return k
+    batch = len(shape) - 2
+    spec = (*typed.spec, *(None,) * (len(shape) - len(typed.spec)))
+    lead = batch - k.ndim  # k is aligned with the batch's last dimensions
+    want = tuple(
+        spec[lead + i] if k.shape[i] == shape[lead + i] else None for i in range(k.ndim)
+    )
+    have_spec = (*have.spec, *(None,) * (k.ndim - len(have.spec)))
+    if have_spec == want:
+        return k
+    P = jax.sharding.PartitionSpec
+    return jax.sharding.reshard(k, jax.sharding.NamedSharding(typed.mesh, P(*want)))
+
+
+def _on_mesh(
+    placement: Any, device: Any, like: bool, traced_only: Callable[[], bool]
+) -> tuple[Any, bool]:
+    """``placement`` as a mesh set by ``jax.set_mesh`` lets it be, and
+    whether the build must run outside that mesh: eagerly, where the mesh
+    is not ``placement``'s (one device, or another mesh's sharding). Under
+    jit a result is placed on that mesh only: ``eye_like`` of an ``x`` on
+    one device then places it there, as ``jnp.zeros_like`` does (None), and
+    ``eye(device=<one device>)`` is refused naming ``device`` (JAX refuses
+    ``jnp.eye``'s with an error naming no parameter).
+
+    Raises
+    ------
+    ValueError
+        Under jit, ``device`` is one device, off the mesh of several.
+    """
+    import jax
+
+    sharding = jax.sharding
+    if not hasattr(sharding, "set_mesh"):  # (an older JAX: no mesh of context)
+        return placement, False
+    mesh = sharding.get_abstract_mesh()
+    if mesh.empty:  # (the common call)
+        return placement, False
+    if not traced_only():
+        return placement, bool(getattr(placement, "mesh", None) != sharding.get_mesh())
+    if isinstance(placement, sharding.NamedSharding) or mesh.size == 1:
+        return placement, False
+    if like:
+        return None, False
+    msg = (
+        f"device {show(device, 200)} is one device, off the mesh of "
+        f"{mesh.size} devices set by jax.set_mesh: under jax.jit a result is "
+        f"placed on that mesh (pass a NamedSharding of it, or None)"
+    )
+    raise ValueError(msg)
+
+
 def _devices_of(device: Any) -> Any:
     """The devices of a jax.Device or a sharding."""
     return getattr(device, "device_set", None) or (device,)
@@ -223,20 +353,28 @@ def _one_device(device: Any) -> Any:
 @functools.lru_cache(maxsize=64)
 def _builder(placement: Any) -> Any:
     """The jitted batch maker for one output placement (None: the default
-    device, or wherever an outer jit puts it)."""
+    device, or wherever an outer jit puts it). ``typed``: the sharding of
+    the output's type (`_typed`), or None."""
     import jax
     from jax import lax
 
-    def build(k: Any, *, shape: tuple[int, ...], dtype: Any, index: Any) -> Any:
+    def build(
+        k: Any, *, shape: tuple[int, ...], dtype: Any, index: Any, typed: Any
+    ) -> Any:
         if k.dtype != index:  # the caller's own array (`JaxBackend._clamp`)
             k = _clamped(k, shape[-2], shape[-1], index)
-        rows = lax.broadcasted_iota(index, shape, len(shape) - 2)
-        cols = lax.broadcasted_iota(index, shape, len(shape) - 1)
+        # (Older JAX has no out_sharding; `typed` is None there: no
+        # Explicit axes.)
+        kwargs = {} if typed is None else {"out_sharding": typed}
+        rows = lax.broadcasted_iota(index, shape, len(shape) - 2, **kwargs)
+        cols = lax.broadcasted_iota(index, shape, len(shape) - 1, **kwargs)
+        k = _resharded(k, shape, typed)
         # k broadcasts against the batch dimensions only.
         return (cols - rows == k[..., None, None]).astype(dtype)
 
     kwargs = {} if placement is None else {"out_shardings": placement}
-    return jax.jit(build, static_argnames=("shape", "dtype", "index"), **kwargs)
+    names = ("shape", "dtype", "index", "typed")
+    return jax.jit(build, static_argnames=names, **kwargs)
 
 
 def _clamped(k: Any, n_rows: Any, n_cols: Any, index: Any) -> Any:
