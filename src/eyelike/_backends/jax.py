@@ -163,7 +163,11 @@ class JaxBackend(Backend):
         off_mesh = False
         if placement is not None:
             placement, off_mesh = _on_mesh(
-                placement, device, build.like is not None, self._traced_only
+                jax.sharding,
+                placement,
+                device,
+                build.like is not None,
+                self._traced_only,
             )
         # The sharding of the output's type: the placement's, or under jit
         # the traced x's (as jnp.zeros_like takes it), where it names
@@ -185,15 +189,16 @@ class JaxBackend(Backend):
         # eager conversion would be a computation of its own.
         offsets = np.asarray(k, dtype=index) if isinstance(k, (int, np.ndarray)) else k
         build_it = _builder(placement)
+        # (typed only where there is one: a static argument less to hash on
+        # the common call.)
+        more = {} if typed is None else {"typed": typed}
         if off_mesh:
             # Eagerly, a placement off the mesh set by jax.set_mesh (one
             # device, or another mesh's sharding): jit refuses out_shardings
             # there, so this one computation, fully placed, runs outside it.
             with jax.sharding.set_mesh(None):
-                return build_it(
-                    offsets, shape=shape, dtype=dtype, index=index, typed=typed
-                )
-        return build_it(offsets, shape=shape, dtype=dtype, index=index, typed=typed)
+                return build_it(offsets, shape=shape, dtype=dtype, index=index, **more)
+        return build_it(offsets, shape=shape, dtype=dtype, index=index, **more)
 
     def _check_empty(self, shape: tuple[int, ...], itemsize: int, device: Any) -> None:
         # JAX arrays have no strides: only XLA's own limits apply.
@@ -237,6 +242,8 @@ def _check_fits(sharding: Any, shape: tuple[int, ...]) -> None:
 def _aval_sharding(like: Any) -> Any:
     """The sharding in a traced ``like``'s type (None: not traced, or a JAX
     without shardings in its types)."""
+    if like is None:  # (`eye`: the common call, no import to look up)
+        return None
     import jax
 
     typeof = getattr(jax, "typeof", None)
@@ -250,9 +257,12 @@ def _typed(sharding: Any) -> Any:
     names mesh axes, every one of them of type Explicit. Else None: Auto
     axes are the compiler's to choose (the placement, `out_shardings`,
     still holds), and nothing else shards."""
+    spec = getattr(sharding, "spec", None)
+    if spec is None:  # (a device, or none: the common call, no import)
+        return None
     import jax
 
-    names = _axis_names(getattr(sharding, "spec", None))
+    names = _axis_names(spec)
     if not names:  # (a device, or a replicated sharding: the common call)
         return None
     explicit = getattr(getattr(jax.sharding, "AxisType", None), "Explicit", None)
@@ -300,9 +310,14 @@ def _resharded(k: Any, shape: tuple[int, ...], typed: Any) -> Any:
 
 
 def _on_mesh(
-    placement: Any, device: Any, like: bool, traced_only: Callable[[], bool]
+    sharding: Any,
+    placement: Any,
+    device: Any,
+    like: bool,
+    traced_only: Callable[[], bool],
 ) -> tuple[Any, bool]:
-    """``placement`` as a mesh set by ``jax.set_mesh`` lets it be, and
+    """``placement`` as a mesh set by ``jax.set_mesh`` (``sharding``: JAX's
+    module of that name) lets it be, and
     whether the build must run outside that mesh: eagerly, where the mesh
     is not ``placement``'s (one device, or another mesh's sharding). Under
     jit a result is placed on that mesh only: ``eye_like`` of an ``x`` on
@@ -315,9 +330,6 @@ def _on_mesh(
     ValueError
         Under jit, ``device`` is one device, off the mesh of several.
     """
-    import jax
-
-    sharding = jax.sharding
     if not hasattr(sharding, "set_mesh"):  # (an older JAX: no mesh of context)
         return placement, False
     mesh = sharding.get_abstract_mesh()
@@ -359,7 +371,7 @@ def _builder(placement: Any) -> Any:
     from jax import lax
 
     def build(
-        k: Any, *, shape: tuple[int, ...], dtype: Any, index: Any, typed: Any
+        k: Any, *, shape: tuple[int, ...], dtype: Any, index: Any, typed: Any = None
     ) -> Any:
         if k.dtype != index:  # the caller's own array (`JaxBackend._clamp`)
             k = _clamped(k, shape[-2], shape[-1], index)
