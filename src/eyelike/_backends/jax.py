@@ -318,12 +318,12 @@ def _on_mesh(
 ) -> tuple[Any, bool]:
     """``placement`` as a mesh set by ``jax.set_mesh`` (``sharding``: JAX's
     module of that name) lets it be, and whether the build must run outside
-    that mesh: eagerly, where the mesh
-    is not ``placement``'s (one device, or another mesh's sharding). Under
-    jit a result is placed on that mesh only: ``eye_like`` of an ``x`` on
-    one device then places it there, as ``jnp.zeros_like`` does (None), and
-    ``eye(device=<one device>)`` is refused naming ``device`` (JAX refuses
-    ``jnp.eye``'s with an error naming no parameter).
+    that mesh: eagerly, where the mesh is not ``placement``'s (one device,
+    or another mesh's sharding). Under jit a result is placed on that mesh
+    only: ``eye_like`` of an ``x`` on one device then places it there, as
+    ``jnp.zeros_like`` does (None), and ``eye(device=<one device>)`` is
+    refused naming ``device`` (JAX refuses ``jnp.eye``'s with an error
+    naming no parameter).
 
     Raises
     ------
