@@ -285,7 +285,7 @@ def eye(
         if type(batch) is tuple:
             cols = n_rows if n_cols is None else n_cols
             shape = (*batch, n_rows, cols) if batch else (n_rows, cols)
-            settled = admit(shape, k)
+            settled = k if backend._short_gate else admit(shape, k)
             if settled is not None:
                 short = backend.short_eye(shape, settled, dtype, None, device, out)
                 if short is not None:

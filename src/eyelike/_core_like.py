@@ -98,7 +98,7 @@ def eye_like(x: Any, /, *, k: Any = 0, dtype: Any = None, out: Any = None) -> An
         # (`admit`) lets the call through.
         shape = backend._short_shape(x)
         if shape is not None:
-            settled = admit(shape, k)
+            settled = k if backend._short_gate else admit(shape, k)
             if settled is not None:
                 want = x.dtype if dtype is None and out is None else dtype
                 short = backend.short_eye(shape, settled, want, x, None, out)

@@ -149,7 +149,7 @@ def _build(
         # the library, nor a like the short path does not know: the front
         # end offered those as they are. Written here, not in a function:
         # under torch.compile each function read is one more guard.)
-        settled = admit(shape, k)
+        settled = k if backend._short_gate else admit(shape, k)
         if settled is not None:
             short = backend.short_eye(shape, settled, dtype, like, device, None)
             if short is not None:

@@ -131,6 +131,10 @@ class Backend:
     _short_out: ClassVar[bool] = False
     """`short_eye` may take a call with an ``out`` (offered one only then: a
     library whose short path declines every ``out`` pays nothing)."""
+    _short_gate: ClassVar[bool] = False
+    """`short_eye` runs the gate itself: it is offered ``shape`` and ``k`` as
+    the caller gave them (torch: under torch.compile the gate's guard-free
+    form, `admit_traced`; the front end cannot tell it is traced)."""
 
     def __init__(self, xp: Any = None) -> None:
         # A library's own (imported: one of its arrays is in hand); or given.
@@ -209,7 +213,8 @@ class Backend:
         self, shape: Shape, k: Any, dtype: Any, like: Any, device: Any, out: Any
     ) -> Any:
         """A call the gate let through (``eyelike._validate.gate``: ``shape``
-        plain positive ints, ``k`` its own), built at once; or None for the
+        plain positive ints, ``k`` its own; where `_short_gate` is True, a
+        call for it to put through the gate itself), built at once; or None for the
         pipeline. The rest is the caller's own, unchecked: from `eye`,
         ``like`` None and ``device`` the caller's; from `eye_like`, ``like``
         its ``x`` (whose shape `_short_shape` gave) and ``dtype`` defaulting
