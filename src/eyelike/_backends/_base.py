@@ -214,8 +214,8 @@ class Backend:
     ) -> Any:
         """A call the gate let through (``eyelike._validate.gate``: ``shape``
         plain positive ints, ``k`` its own; where `_short_gate` is True, a
-        call for it to put through the gate itself), built at once; or None for the
-        pipeline. The rest is the caller's own, unchecked: from `eye`,
+        call it puts through the gate itself), built at once; or None for
+        the pipeline. The rest is the caller's own, unchecked: from `eye`,
         ``like`` None and ``device`` the caller's; from `eye_like`, ``like``
         its ``x`` (whose shape `_short_shape` gave) and ``dtype`` defaulting
         to ``x.dtype``. ``out`` is None unless `_short_out` is True; then it

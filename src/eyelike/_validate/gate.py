@@ -30,11 +30,13 @@ through where:
 Under torch.compile the gate is traced into the caller's program, where
 each comparison of a size or of ``k`` known only when the program runs is
 a guard, checked on every call and failed by the next value (a changing
-``k``, a growing batch: one more compile each). There `admit_traced` gives
-the same answers with no such comparison: ``k`` clamped by ``min`` and
-``max`` (symbolic expressions, no guard), the memory by one comparison
-(a guard only an output beyond memory fails). Eagerly, `admit`'s
-comparisons cost half as much (``min`` and ``max`` are two calls).
+``k``, a growing batch: one more compile each). So torch's short path runs
+the gate itself (`Backend._short_gate`), and while Dynamo traces it runs
+`admit_traced`, which gives the same answers with no such comparison:
+``k`` clamped by ``min`` and ``max`` (symbolic expressions, no guard), the
+memory by one comparison (a guard only an output beyond memory fails).
+Eagerly, `admit`'s comparisons cost half as much (``min`` and ``max`` are
+two calls).
 
 The one empty-output policy: an output with a dimension of 0 takes the
 general path. Its strides are bounded by each library's own rule
