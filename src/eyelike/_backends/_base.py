@@ -131,10 +131,6 @@ class Backend:
     _short_out: ClassVar[bool] = False
     """`short_eye` may take a call with an ``out`` (offered one only then: a
     library whose short path declines every ``out`` pays nothing)."""
-    _short_gate: ClassVar[bool] = False
-    """`short_eye` runs the gate itself: it is offered ``shape`` and ``k`` as
-    the caller gave them (torch: under torch.compile the gate's guard-free
-    form, `admit_traced`; the front end cannot tell it is traced)."""
 
     def __init__(self, xp: Any = None) -> None:
         # A library's own (imported: one of its arrays is in hand); or given.
@@ -212,10 +208,10 @@ class Backend:
     def short_eye(
         self, shape: Shape, k: Any, dtype: Any, like: Any, device: Any, out: Any
     ) -> Any:
-        """A call the gate let through (``eyelike._validate.gate``: ``shape``
-        plain positive ints, ``k`` its own; where `_short_gate` is True, a
-        call it puts through the gate itself), built at once; or None for
-        the pipeline. The rest is the caller's own, unchecked: from `eye`,
+        """A call built at once where the gate lets it through (a backend
+        runs it first: ``eyelike._validate.gate.admit`` of ``shape`` and
+        ``k``, as given; torch's, while Dynamo traces, `admit_traced`); or
+        None for the pipeline. The rest is the caller's own, unchecked: from `eye`,
         ``like`` None and ``device`` the caller's; from `eye_like`, ``like``
         its ``x`` (whose shape `_short_shape` gave) and ``dtype`` defaulting
         to ``x.dtype``. ``out`` is None unless `_short_out` is True; then it

@@ -6,7 +6,8 @@ the caller's own arguments instead of through the pipeline's steps. A short
 path never raises an error of its own: it builds only where no rule of the
 general path could refuse the call, and builds exactly what that path
 would. Half of that question is the same for every library, and is
-answered here, once, by `admit`, before a backend is asked. It lets a call
+answered here, once, by `admit`, which a short path runs before any rule of
+its own (a library without one pays nothing for it). It lets a call
 through where:
 
 1. **Shape.** ``(*batch_shape, n_rows, n_cols)`` (`eye`) or ``x``'s shape
@@ -30,9 +31,9 @@ through where:
 Under torch.compile the gate is traced into the caller's program, where
 each comparison of a size or of ``k`` known only when the program runs is
 a guard, checked on every call and failed by the next value (a changing
-``k``, a growing batch: one more compile each). So torch's short path runs
-the gate itself (`Backend._short_gate`), and while Dynamo traces it runs
-`admit_traced`, which gives the same answers with no such comparison:
+``k``, a growing batch: one more compile each). So while Dynamo traces,
+torch's short path runs `admit_traced`, which gives the same answers with
+no such comparison:
 ``k`` clamped by ``min`` and ``max`` (symbolic expressions, no guard), the
 memory by one comparison (a guard only an output beyond memory fails).
 Eagerly, `admit`'s comparisons cost half as much (``min`` and ``max`` are

@@ -67,7 +67,6 @@ class TorchBackend(Backend):
     name = "torch"
     namespaces = ("torch", "array_api_compat.torch")
     takes = frozenset({"out"})
-    _short_gate = True
     _host_memory = None  # CPU tensors are; CUDA, MPS and meta ones are not
 
     def __init__(self) -> None:
@@ -239,11 +238,11 @@ class TorchBackend(Backend):
         # always None here: `_short_out` is False.)
         import torch
 
-        # The gate, run here (`_short_gate`): under torch.compile, where the
-        # sizes and k may be known only when the program runs (and look like
-        # ints to the tracing), its form that compares neither (a guard the
-        # next k or batch fails: one compile each); built below as the mask
-        # for the same reason.
+        # The gate first: under torch.compile, where the sizes and k may be
+        # known only when the program runs (and look like ints to the
+        # tracing), its form that compares neither (a guard the next k or
+        # batch fails: one compile each); built below as the mask for the
+        # same reason (guard rule 4).
         # A k that is not an int: one offset per matrix, built below; under
         # torch.compile the general path's, which keeps its guards few.
         traced = torch.compiler.is_dynamo_compiling()
