@@ -1,8 +1,8 @@
 """The public front end: `eye` here, `eye_like` in ``_core_like``, their
 signatures, types and documentation. Each finds its backend (of ``xp``,
-``out`` or ``x``) in the registry, once; offers a call that the one gate
-(``_validate.gate``) lets through to the backend's short path
-(`Backend.short_eye`); and sends every other call, with that backend,
+``out`` or ``x``) in the registry, once; offers a call to the backend's
+short path (`Backend.short_eye`), which builds it where the one gate
+(``_validate.gate``) lets it through; and sends every other call, with that backend,
 through the pipeline (``_pipeline``). Nothing here knows which library it
 is talking to.
 """
@@ -13,7 +13,6 @@ from typing import TYPE_CHECKING, Any, SupportsIndex, overload
 
 from ._backends import DEFAULT, backend_of_array, backend_of_namespace
 from ._pipeline import eye as _pipeline_eye
-from ._validate.gate import admit
 
 if TYPE_CHECKING:  # the types of the overloads (the rules: in _typing)
     import numpy as np
@@ -278,18 +277,16 @@ def eye(
         and order is None
         and (out is None or (xp is None and backend._short_out))
     ):
-        # The short path, where the gate (`admit`) lets the call through.
+        # The short path, which runs the gate (`admit`) first.
         batch = batch_shape
         if type(batch) is int:
             batch = (batch,)  # (the pipeline reads the caller's own)
         if type(batch) is tuple:
             cols = n_rows if n_cols is None else n_cols
             shape = (*batch, n_rows, cols) if batch else (n_rows, cols)
-            settled = admit(shape, k)
-            if settled is not None:
-                short = backend.short_eye(shape, settled, dtype, None, device, out)
-                if short is not None:
-                    return short
+            short = backend.short_eye(shape, k, dtype, None, device, out)
+            if short is not None:
+                return short
     return _pipeline_eye(
         backend,
         n_rows=n_rows,

@@ -8,7 +8,6 @@ from typing import TYPE_CHECKING, Any, overload
 
 from ._backends import backend_of_array
 from ._pipeline import eye_like as _pipeline_eye_like
-from ._validate.gate import admit
 
 if TYPE_CHECKING:  # the types of the overloads (the rules: in _typing)
     import numpy as np
@@ -94,14 +93,12 @@ def eye_like(x: Any, /, *, k: Any = 0, dtype: Any = None, out: Any = None) -> An
     """
     backend = backend_of_array(x, "x")
     if out is None or backend._short_out:
-        # The short path, where x's library knows its type and the gate
-        # (`admit`) lets the call through.
+        # The short path, where x's library knows its type (its short path
+        # runs the gate, `admit`, first).
         shape = backend._short_shape(x)
         if shape is not None:
-            settled = admit(shape, k)
-            if settled is not None:
-                want = x.dtype if dtype is None and out is None else dtype
-                short = backend.short_eye(shape, settled, want, x, None, out)
-                if short is not None:
-                    return short
+            want = x.dtype if dtype is None and out is None else dtype
+            short = backend.short_eye(shape, k, want, x, None, out)
+            if short is not None:
+                return short
     return _pipeline_eye_like(backend, x=x, k=k, dtype=dtype, out=out)

@@ -27,7 +27,6 @@ from ._backends._base import Backend, Build
 from ._validate import offsets as _k
 from ._validate import out as _out
 from ._validate import size as _size
-from ._validate.gate import admit
 from ._validate.integers import batch_shape as _batch_shape
 from ._validate.integers import dimension
 from ._validate.text import show
@@ -149,11 +148,9 @@ def _build(
         # the library, nor a like the short path does not know: the front
         # end offered those as they are. Written here, not in a function:
         # under torch.compile each function read is one more guard.)
-        settled = admit(shape, k)
-        if settled is not None:
-            short = backend.short_eye(shape, settled, dtype, like, device, None)
-            if short is not None:
-                return short
+        short = backend.short_eye(shape, k, dtype, like, device, None)
+        if short is not None:
+            return short
     _check_size(backend, shape, itemsize, device, k, like if out is None else out)
     if out is not None:
         _check_out(backend, out, shape, dtype, device)

@@ -23,7 +23,7 @@ import eyelike
 from eyelike._backends import BACKENDS
 from eyelike._validate import gate
 from eyelike._validate import size as _size
-from eyelike._validate.gate import admit, admit_offsets
+from eyelike._validate.gate import admit, admit_offsets, admit_traced
 from eyelike._validate.integers import MAX_BATCH_DIMS, batch_shape, dimension
 from eyelike._validate.offsets import check_broadcast, host_offsets
 
@@ -85,6 +85,20 @@ def test_what_the_gate_admits_the_rules_accept_unchanged(shape: Any, k: Any) -> 
         assert batch
 
 
+@fuzz(600)
+@given(shape=shapes, k=offsets)
+def test_the_traced_gate_answers_as_the_gate(shape: Any, k: Any) -> None:
+    """`admit_traced`, the gate torch.compile traces (no comparison of ``k``
+    or of the size that could become a guard), answers every call as
+    `admit` does: the same int, the same object, or None."""
+    want, got = admit(shape, k), admit_traced(shape, k)
+    if want is None or type(want) is int:
+        assert type(got) is type(want)
+        assert got == want
+    else:
+        assert got is want
+
+
 @fuzz(300)
 @given(
     shape=st.lists(st.integers(1, 30), min_size=2, max_size=5).map(tuple),
@@ -99,8 +113,9 @@ def test_the_gate_admits_every_plain_call_that_fits(shape: Any, k: int) -> None:
 
 def test_the_rank_limit_is_the_general_paths() -> None:
     assert gate.MAX_DIMS == MAX_BATCH_DIMS + 2 == 64
-    assert admit((1,) * gate.MAX_DIMS, 0) == 0
-    assert admit((1,) * (gate.MAX_DIMS + 1), 0) is None
+    for gate_of in (admit, admit_traced):
+        assert gate_of((1,) * gate.MAX_DIMS, 0) == 0
+        assert gate_of((1,) * (gate.MAX_DIMS + 1), 0) is None
     batch_shape((1,) * (gate.MAX_DIMS - 2))  # the general path's limit too
     with pytest.raises(ValueError, match="dimensions"):
         batch_shape((1,) * (gate.MAX_DIMS - 1))
@@ -187,3 +202,13 @@ def test_admit_offsets_is_the_broadcast_rule(
     except ValueError:
         accepted = False
     assert admit_offsets(shape, k_shape) == (accepted and len(k_shape) > 0)
+
+
+def test_the_traced_gate_bounds_memory_as_the_gate() -> None:
+    """`admit_traced` reads this machine's memory once (one guard of a
+    compiled program, not five) and bounds it as `admit` does."""
+    assert _size.physical_memory() == gate._MEMORY
+    fits = gate._MEMORY // gate.BYTES_PER_ELEMENT
+    for gate_of in (admit, admit_traced):
+        assert gate_of((1, fits), 0) == 0
+        assert gate_of((1, fits + 1), 0) is None

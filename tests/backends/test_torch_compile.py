@@ -262,3 +262,107 @@ def _check_large_offset_under_compile() -> None:
     x = torch.zeros(2, 600, 600)
     got = torch.compile(fn, fullgraph=True, backend="eager")(x)
     assert not got.any()
+
+
+# A changing k (issue 45): the calls, and the steps they are compiled over:
+# k from 0 to 8 on 4x4 matrices (more values than torch's recompile limit),
+# beyond the matrix on both sides, then batch and matrix sizes that change,
+# past the gate's 32768 elements and a matrix past 2**18 (where the eager
+# build writes in place).
+def _mask_idiom_k(x: Any, k: Any) -> Any:
+    rows, cols = torch.arange(x.shape[-2]), torch.arange(x.shape[-1])
+    return x + ((cols - rows[:, None]) == k).to(x.dtype)
+
+
+def _eye_k(x: Any, k: Any) -> Any:
+    *batch, rows, cols = x.shape
+    return x + eyelike.eye(rows, cols, k=k, batch_shape=batch, xp=torch, dtype=x.dtype)
+
+
+K_CALLS: dict[str, Callable[[Any, Any], Any]] = {
+    "eye_like": lambda x, k: x + eyelike.eye_like(x, k=k),
+    "eye": _eye_k,
+    "eye, one matrix": lambda x, k: (
+        x[0] + eyelike.eye(x.shape[-2], x.shape[-1], k=k, device=x.device, xp=torch)
+    ),
+    "eye_like out=": lambda x, k: x + eyelike.eye_like(x, k=k, out=torch.empty_like(x)),
+    "eye out=": lambda x, k: (
+        x + eyelike.eye(x.shape[-2], x.shape[-1], k=k, out=torch.empty_like(x[0]))
+    ),
+}
+K_STEPS = (
+    *(((2, 4, 4), k) for k in range(9)),
+    ((3, 4, 4), -7),
+    ((5, 6, 7), 5),
+    ((4, 6, 7), -2),
+    ((2, 200, 200), 3),
+    ((2, 600, 600), -700),
+    ((7, 9, 9), 1),
+    ((2, 3, 5), 9),
+)
+
+
+def _graphs_over_k(fn: Callable[[Any, Any], Any], dynamic: bool | None) -> list[int]:
+    """The graphs compiled so far after each of `K_STEPS` (each result
+    checked against eager)."""
+    torch._dynamo.reset()
+    counters.clear()
+    compiled = torch.compile(fn, fullgraph=True, dynamic=dynamic, backend="eager")
+    seen = []
+    for shape, k in K_STEPS:
+        x = torch.rand(shape)
+        torch.testing.assert_close(compiled(x, k), fn(x, k), rtol=0, atol=0)
+        seen.append(int(counters["stats"]["unique_graphs"]))
+    return seen
+
+
+@pytest.mark.parametrize("dynamic", [True, None], ids=["dynamic", "auto"])
+@pytest.mark.parametrize("name", list(K_CALLS))
+def test_a_changing_k_compiles_no_more_than_the_mask_idiom(
+    name: str, dynamic: bool | None
+) -> None:
+    """Bug (issue 45): an int ``k`` that changed compiled one graph per value
+    (a guard ``k == value`` from the diagonal fill, ``k <= n_cols`` from the
+    gate), and the ninth raised FailOnRecompileLimitHit; the mask idiom
+    compiles once (twice where automatic dynamic first sees k constant).
+    Step by step, never more graphs than the idiom written by hand."""
+    idiom = _graphs_over_k(_mask_idiom_k, dynamic)
+    assert idiom[-1] <= 4, idiom  # (what this test holds eyelike to)
+    ours = _graphs_over_k(K_CALLS[name], dynamic)
+    assert all(a <= b for a, b in zip(ours, idiom, strict=True)), (ours, idiom)
+
+
+def test_a_changing_k_in_a_fresh_process() -> None:
+    """The reported call, as reported (dynamic=True): one frame compiled
+    for nine values of k, counted by torch's CompileCounter, in a process
+    where nothing has compiled before."""
+    code = (
+        "import eyelike, torch, warnings\n"
+        "warnings.simplefilter('ignore')\n"
+        "from torch._dynamo.testing import CompileCounter\n"
+        "counter = CompileCounter()\n"
+        "f = torch.compile(lambda x, k: x + eyelike.eye_like(x, k=k),\n"
+        "                  backend=counter, dynamic=True, fullgraph=True)\n"
+        "x = torch.zeros(3, 5, 5)\n"
+        "for k in range(9):\n"
+        "    assert torch.equal(f(x, k), x + eyelike.eye_like(x, k=k))\n"
+        "print(counter.frame_count)\n"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, timeout=300
+    )
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.split()[-1] == "1", done.stdout
+
+
+def test_a_changing_k_through_inductor() -> None:
+    """The default compile (inductor, automatic dynamic): the first k
+    compiled as a constant, every later one by one graph, as the idiom."""
+    torch._dynamo.reset()
+    counters.clear()
+    fn = K_CALLS["eye_like"]
+    compiled = torch.compile(fn, fullgraph=True)
+    x = torch.rand(2, 4, 4)
+    for k in range(-4, 6):
+        torch.testing.assert_close(compiled(x, k), fn(x, k), rtol=0, atol=0)
+    assert int(counters["stats"]["unique_graphs"]) == 2

@@ -208,9 +208,10 @@ class Backend:
     def short_eye(
         self, shape: Shape, k: Any, dtype: Any, like: Any, device: Any, out: Any
     ) -> Any:
-        """A call the gate let through (``eyelike._validate.gate``: ``shape``
-        plain positive ints, ``k`` its own), built at once; or None for the
-        pipeline. The rest is the caller's own, unchecked: from `eye`,
+        """A call built at once where the gate lets it through (a backend
+        runs it first: ``eyelike._validate.gate.admit`` of ``shape`` and
+        ``k``, as given; torch's, while Dynamo traces, `admit_traced`); or
+        None for the pipeline. The rest is the caller's own, unchecked: from `eye`,
         ``like`` None and ``device`` the caller's; from `eye_like`, ``like``
         its ``x`` (whose shape `_short_shape` gave) and ``dtype`` defaulting
         to ``x.dtype``. ``out`` is None unless `_short_out` is True; then it

@@ -7,6 +7,7 @@ from typing import Any
 import numpy as np
 
 from .._validate.dtypes import DTypeError
+from .._validate.gate import admit
 from .._validate.text import show
 from ._base import Shape, namespace_info
 from .generic import GenericBackend
@@ -46,12 +47,13 @@ class ArrayApiStrictBackend(GenericBackend):
         self, shape: Shape, k: Any, dtype: Any, like: Any, device: Any, out: Any
     ) -> Any:
         # array_api_strict.eye costs ~6 us, against the general path's ~3-9
-        # us more: a call the gate let through, with an int k (no per-matrix
+        # us more: a call the gate lets through, with an int k (no per-matrix
         # short path here), one of its own dtypes (or None) on its default
         # device passes every check made there. Built as there: the matrix,
         # copied over the batch. (``like`` and ``out`` are always None
         # here: no `_short_shape`, and `_short_out` is False.)
-        if type(k) is not int:
+        k = admit(shape, k)
+        if type(k) is not int:  # (None: the gate's no)
             return None
         plain = self._plain or self._find_plain()
         if not (

@@ -30,6 +30,7 @@ import numpy as np
 from numpy.lib.stride_tricks import as_strided
 
 from .._validate.dtypes import is_ml_dtype, numpy_dtype
+from .._validate.gate import admit
 from . import numpy_per_matrix as _per_matrix
 from ._base import Backend, Build, Shape, host_device
 
@@ -72,10 +73,13 @@ class NumPyBackend(Backend):
     def short_eye(
         self, shape: Shape, k: Any, dtype: Any, like: Any, device: Any, out: Any
     ) -> Any:
-        # np.eye(3) itself costs ~1 us: the gate has settled the shape and
-        # k; NumPy's one check left that can fail is the dtype's, resolved
-        # as the general path resolves it. Its one device, named, is what
-        # None means.
+        # np.eye(3) itself costs ~1 us: the gate settles the shape and k;
+        # NumPy's one check left that can fail is the dtype's, resolved as
+        # the general path resolves it. Its one device, named, is what None
+        # means.
+        k = admit(shape, k)
+        if k is None:
+            return None
         if device is not None and not (type(device) is str and device == "cpu"):
             return None
         if type(k) is not int:  # one offset per matrix: a fresh result only

@@ -6,7 +6,8 @@ the caller's own arguments instead of through the pipeline's steps. A short
 path never raises an error of its own: it builds only where no rule of the
 general path could refuse the call, and builds exactly what that path
 would. Half of that question is the same for every library, and is
-answered here, once, by `admit`, before a backend is asked. It lets a call
+answered here, once, by `admit`, which a short path runs before any rule of
+its own (a library without one pays nothing for it). It lets a call
 through where:
 
 1. **Shape.** ``(*batch_shape, n_rows, n_cols)`` (`eye`) or ``x``'s shape
@@ -26,6 +27,17 @@ through where:
    only as an array of its own library, of a signed integer type (a rule of
    that library), whose shape `admit_offsets` admits (rank at least 1,
    broadcasting to the batch).
+
+Under torch.compile the gate is traced into the caller's program, where
+each comparison of a size or of ``k`` known only when the program runs is
+a guard, checked on every call and failed by the next value (a changing
+``k``, a growing batch: one more compile each). So while Dynamo traces,
+torch's short path runs `admit_traced`, which gives the same answers with
+no such comparison:
+``k`` clamped by ``min`` and ``max`` (symbolic expressions, no guard), the
+memory by one comparison (a guard only an output beyond memory fails).
+Eagerly, `admit`'s comparisons cost half as much (``min`` and ``max`` are
+two calls).
 
 The one empty-output policy: an output with a dimension of 0 takes the
 general path. Its strides are bounded by each library's own rule
@@ -49,7 +61,14 @@ from . import size as _size
 from .integers import MAX_BATCH_DIMS
 from .offsets import broadcasts_to
 
-__all__ = ["BYTES_PER_ELEMENT", "FITS_ANYWHERE", "MAX_DIMS", "admit", "admit_offsets"]
+__all__ = [
+    "BYTES_PER_ELEMENT",
+    "FITS_ANYWHERE",
+    "MAX_DIMS",
+    "admit",
+    "admit_offsets",
+    "admit_traced",
+]
 
 MAX_DIMS = MAX_BATCH_DIMS + 2
 """The most dimensions an output has (NumPy's 64): the batch's and the matrix's."""
@@ -59,6 +78,11 @@ build's scratch: the widest item (16) and the widest scratch (16)."""
 FITS_ANYWHERE = (1 << 20) // BYTES_PER_ELEMENT
 """Outputs of up to this many elements fit any machine (1 MiB at the bound
 above): no need to read its memory."""
+
+# This machine's memory, for `admit_traced`: read once, as the size rules
+# read it, and then one guard of a compiled program (through the size
+# module's function, five).
+_MEMORY = _size.physical_memory()
 
 # `admit` writes these three as numbers: torch.compile traces it into the
 # caller's program, where each module constant read is one more guard
@@ -132,6 +156,27 @@ def admit(shape: tuple[Any, ...], k: Any) -> Any:
     if -n_rows <= k <= n_cols:
         return k
     return -n_rows if k < 0 else n_cols
+
+
+def admit_traced(shape: tuple[Any, ...], k: Any) -> Any:
+    """`admit`'s answer, for a call torch.compile traces: no comparison of
+    ``k`` and none of the output's size that a later call's sizes could fail
+    (this module's text says why; ``tests/api/test_gate.py`` holds the two
+    equal)."""
+    if not 2 <= len(shape) <= 64:  # MAX_DIMS
+        return None
+    n = 1
+    for d in shape:
+        # (A size of a traced tensor is at least 2 to torch: no guard.)
+        if type(d) is not int or d <= 0:
+            return None
+        n *= d
+    # BYTES_PER_ELEMENT: one comparison, whatever the size.
+    if n * 32 > _MEMORY:
+        return None
+    if type(k) is not int:
+        return k if len(shape) > 2 else None
+    return min(max(k, -shape[-2]), shape[-1])
 
 
 def admit_offsets(shape: tuple[int, ...], k_shape: Any) -> bool:

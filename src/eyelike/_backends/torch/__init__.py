@@ -3,7 +3,7 @@
 torch's own idioms (in ``build``; tensor subclasses: ``subclass``).
 
 torch.compile traces this code into the caller's graph, and checks every
-compiled call against guards on whatever the tracing read. Three rules keep
+compiled call against guards on whatever the tracing read. Four rules keep
 those guards few and never failing (the registry, which finds this backend,
 keeps them too):
 
@@ -16,6 +16,12 @@ keeps them too):
    read is fixed at import (a backend's ``takes``, a frozenset).
 3. A value is read through as few attributes as can be: each link of a
    chain (a module's constant, a property) is one more guard.
+4. No size and no ``k`` is compared, nor given to a call that compares it
+   (``diagonal(k)``): where they are known only when the program runs
+   (dynamic and automatic dynamic compiles), tracing shows them as ints,
+   and each comparison is a guard the next value fails, one compile each.
+   The short path runs the gate's form that compares neither
+   (``admit_traced``), and every build while compiling is the mask.
 """
 
 from __future__ import annotations
@@ -26,10 +32,12 @@ from typing import Any
 import numpy as np
 
 from ..._validate import size as _size
+from ..._validate.gate import admit, admit_traced
 from ..._validate.text import show
 from .._base import Backend, Build, Shape
 from .build import (
     general,
+    mask,
     plain_dtype,
     refuse_meta_k,
     scalar_k,
@@ -230,10 +238,19 @@ class TorchBackend(Backend):
         # always None here: `_short_out` is False.)
         import torch
 
+        # The gate first: under torch.compile, where the sizes and k may be
+        # known only when the program runs (and look like ints to the
+        # tracing), its form that compares neither (a guard the next k or
+        # batch fails: one compile each); built below as the mask for the
+        # same reason (guard rule 4).
         # A k that is not an int: one offset per matrix, built below; under
         # torch.compile the general path's, which keeps its guards few.
+        traced = torch.compiler.is_dynamo_compiling()
         per_matrix = type(k) is not int
-        if per_matrix and torch.compiler.is_compiling():
+        if per_matrix and traced:
+            return None
+        k = admit_traced(shape, k) if traced else admit(shape, k)
+        if k is None:
             return None
         # A plain dtype (`plain_dtype`, a float's case first: the clients').
         # ``floating``: given, and floating (torch's default is too, but
@@ -260,7 +277,18 @@ class TorchBackend(Backend):
         # scalar_k's first case, at once: the client's own call (one count,
         # one fewer for torch to parse).
         square = False
-        if k == 0 and floating and len(shape) == 2:
+        if traced:
+            # (No comparison: the mask below. Its views fail on a fake
+            # tensor of a device this build lacks, so that is asked first.)
+            if not (
+                like is not None
+                or device is None
+                or device.type == "cpu"
+                or device.type == "meta"
+                or (device.type == "cuda" and torch.cuda.is_available())
+            ):
+                return None
+        elif k == 0 and floating and len(shape) == 2:
             n_rows, n_cols = shape
             square = n_rows == n_cols
         # The device is checked on what was made: ``device.type`` costs
@@ -271,11 +299,12 @@ class TorchBackend(Backend):
         # torch.compile makes a fake tensor instead, whose device is asked
         # about below, as the general path asks.
         try:
-            made = (
-                torch.eye(n_rows, dtype=dtype, device=device)
-                if square
-                else scalar_k(torch, shape, k, dtype, device, None)
-            )
+            if traced:
+                made = mask(torch, shape, k, dtype, device, None)
+            elif square:
+                made = torch.eye(n_rows, dtype=dtype, device=device)
+            else:
+                made = scalar_k(torch, shape, k, dtype, device, None)
         except TORCH_REFUSALS:
             return None
         if like is not None or device is None or made.is_cpu or made.is_meta:

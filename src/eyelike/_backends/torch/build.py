@@ -15,6 +15,7 @@ from .facts import TORCH_REFUSALS
 
 __all__ = [
     "general",
+    "mask",
     "plain_dtype",
     "refuse_meta_k",
     "scalar_k",
@@ -49,6 +50,13 @@ def general(
         return torch.zeros(shape, dtype=dtype, device=device) if out is None else out
     if not isinstance(k, int):
         return per_matrix(torch, shape, k, dtype, device, out)
+    if torch.compiler.is_dynamo_compiling():
+        # Under torch.compile a size or k may be known only when the program
+        # runs, and looks like an int to the tracing: `scalar_k`'s
+        # comparisons and diagonal would be guards, failed by the next k
+        # (one compile each). The mask compares neither (and inductor fuses
+        # it into one kernel).
+        return mask(torch, shape, k, dtype, device, out)
     return scalar_k(torch, shape, k, dtype, device, out)
 
 
@@ -222,7 +230,7 @@ def mask(
     """
     rows = torch.arange(shape[-2], device=device)
     cols = torch.arange(shape[-1], device=device)
-    if not isinstance(k, int):
+    if type(k) is not int:  # (not isinstance: one builtin fewer to guard)
         k = torch.as_tensor(k, dtype=torch.int64, device=device)[..., None, None]
     hit = (cols - rows[:, None]) == k
     if out is not None:
