@@ -185,44 +185,45 @@ def main(argv: Sequence[str] | None = None) -> int:
             if signal.getsignal(sig) is not signal.SIG_IGN:
                 previous[sig] = signal.signal(sig, stop)
     try:
-        _write_out(args, path)
-    except _write.Refused as exc:
-        parser.error(str(exc))
-    except OSError as exc:
-        if not stopped:
-            return _failed(exc, path)
+        return _run(parser, args, path)
     except BaseException:
         if not stopped:
             raise
     finally:
         for sig, handler in previous.items():
             signal.signal(sig, handler)
-    if not stopped:
-        return 0
     kept = "" if path is None else f"; {path!r} not written"
-    print(
-        f"eyelike: stopped by {signal.Signals(stopped[0]).name}{kept}", file=sys.stderr
-    )
+    name = signal.Signals(stopped[0]).name
+    print(f"eyelike: stopped by {name}{kept}", file=sys.stderr)
     return 128 + stopped[0]
 
 
-def _failed(exc: OSError, path: str | None) -> int:
-    """Report a failed write (no traceback: the reason is the system's: no
-    such folder, no space left, no permission); its exit status."""
-    if path is None:
-        # Python's own flush at exit would fail again on a closed or
-        # failing stdout: what is left for it goes to devnull.
-        if _has_fd():
-            devnull = os.open(os.devnull, os.O_WRONLY)
-            os.dup2(devnull, sys.stdout.fileno())
-            os.close(devnull)
-        if isinstance(exc, BrokenPipeError):
-            # The reader closed early (``eyelike 3 | head -1``): quietly, as
-            # a command-line tool stopped by SIGPIPE, with its status.
-            return _BROKEN_PIPE
-    where = "standard output" if path is None else repr(path)
-    # The system's reason, not the temporary file's name that it holds.
-    print(
-        f"eyelike: error: cannot write {where}: {exc.strerror or exc}", file=sys.stderr
-    )
-    return 1
+def _run(
+    parser: argparse.ArgumentParser, args: argparse.Namespace, path: str | None
+) -> int:
+    """`main`, once the arguments are read and the signals caught: a
+    refusal is a usage error; a failed write, one line (no traceback: the
+    reason is the system's: no such folder, no space left, no permission)
+    and status 1."""
+    try:
+        _write_out(args, path)
+    except _write.Refused as exc:
+        parser.error(str(exc))
+    except OSError as exc:
+        if path is None:
+            # Python's own flush at exit would fail again on a closed or
+            # failing stdout: what is left for it goes to devnull.
+            if _has_fd():
+                devnull = os.open(os.devnull, os.O_WRONLY)
+                os.dup2(devnull, sys.stdout.fileno())
+                os.close(devnull)
+            if isinstance(exc, BrokenPipeError):
+                # The reader closed early (``eyelike 3 | head -1``): quietly,
+                # as a command-line tool stopped by SIGPIPE, with its status.
+                return _BROKEN_PIPE
+        where = "standard output" if path is None else repr(path)
+        # The system's reason, not the temporary file's name that it holds.
+        reason = exc.strerror or str(exc)
+        print(f"eyelike: error: cannot write {where}: {reason}", file=sys.stderr)
+        return 1
+    return 0

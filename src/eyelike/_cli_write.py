@@ -29,8 +29,15 @@ import numpy as np
 
 from ._validate.dtypes import is_ml_dtype
 
-__all__ = ["FORMATS", "Refused", "check_target", "check_values", "chosen_format"]
-__all__ += ["widened", "write"]
+__all__ = [
+    "FORMATS",
+    "Refused",
+    "check_target",
+    "check_values",
+    "chosen_format",
+    "widened",
+    "write",
+]
 
 FORMATS = ("npy", "npz", "txt", "csv")
 BINARY = ("npy", "npz")
