@@ -19,7 +19,7 @@ import os
 import signal
 import sys
 import threading
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Iterator, Sequence
 from typing import Any
 
 import numpy as np
@@ -33,18 +33,10 @@ from ._validate.dtypes import dtype_name
 
 __all__ = ["main"]
 
-# Exit status where the output's reader closed it early.
-_BROKEN_PIPE = 128 + 13
 BLOCK = 1 << 16
 """The most values made at once (512 KiB of float64), unless one row is more."""
-
-
-def _header(result: Any, shape: tuple[int, ...]) -> tuple[str, str, Any]:
-    """The header line (shape, dtype, library), the dtype's name and the
-    result's backend."""
-    backend = _registry.backend_of_array(result, "result")
-    dtype = dtype_name(result.dtype) or str(result.dtype)
-    return f"# shape {shape}, dtype {dtype}, {backend.name}", dtype, backend
+# Exit status where the output's reader closed it early.
+_BROKEN_PIPE = 128 + 13
 
 
 def _blocks(
@@ -72,41 +64,51 @@ def _blocks(
             yield backend.to_numpy(block)
 
 
-def _write_out(
-    parser: argparse.ArgumentParser, args: argparse.Namespace, fmt: str | None, xp: Any
-) -> None:
-    """Print the eye that ``args`` asks for, or write it as ``fmt``; a
-    refusal is a usage error, before anything is written, and an
-    ``OSError`` the write's failure."""
+def _write_out(args: argparse.Namespace, path: str | None) -> None:
+    """Print the eye that ``args`` asks for, or write it to ``path`` (None:
+    standard output); raises ``Refused`` before anything is written, and an
+    ``OSError`` where the write fails."""
+    fmt = _write.chosen_format(args.output, args.format)
+    if fmt is not None:
+        _write.check_target(path, fmt, sys.stdout)
+    try:
+        xp = importlib.import_module(LIBRARIES[args.backend])
+    except ImportError as exc:
+        msg = f"backend {args.backend} is not installed ({exc})"
+        raise _write.Refused(msg) from None
+    # (A GPU library without a usable device is the API's ValueError, in
+    # the same words: nothing to check first here.)
     n_cols = args.rows if args.cols is None else args.cols
-    batch = tuple(args.batch_shape)
-    shape = (*batch, args.rows, n_cols)
+    shape = (*args.batch_shape, args.rows, n_cols)
     device = named_device(xp, args.backend, args.device)
-    request = {"k": args.k, "batch_shape": batch, "dtype": args.dtype}
+    request = {"k": args.k, "batch_shape": tuple(args.batch_shape), "dtype": args.dtype}
     request |= {"device": device, "xp": xp}
     # Made whole for a terminal (its view elides) and for a stream that is
     # memory itself (io.StringIO), under the memory rule; else streamed,
     # with every rule but the size's checked on the eye with no rows (the
     # same columns, batch, k, dtype and device), then block by block.
     terminal = fmt is None and sys.stdout.isatty()
-    whole = terminal or (args.output in (None, "-") and not _has_fd())
-    rows = args.rows if whole else min(args.rows, 0)
+    whole = terminal or (path is None and not _has_fd())
     try:
-        result = eye(rows, n_cols, **request)
+        result = eye(args.rows if whole else min(args.rows, 0), n_cols, **request)
     except (TypeError, ValueError, MemoryError) as exc:
-        parser.error(str(exc))
-    header, dtype, backend = _header(result, shape)
+        raise _write.Refused(str(exc)) from None
+    backend = _registry.backend_of_array(result, "result")
+    dtype = dtype_name(result.dtype) or str(result.dtype)
+    header = f"# shape {shape}, dtype {dtype}, {backend.name}"
     try:
         values = backend.to_numpy(result)
     except Exception as exc:  # a meta tensor: no values anywhere
-        if fmt is None:  # printed by its own library
-            native = result if whole else eye(args.rows, n_cols, **request)
-            print(f"{header}\n{native}", flush=True)
-            return
-        parser.error(
-            f"cannot write the result: its values cannot be copied to the host "
-            f"({type(exc).__name__}: {exc})"
-        )
+        if fmt is not None:
+            msg = (
+                f"cannot write the result: its values cannot be copied to the host "
+                f"({type(exc).__name__}: {exc})"
+            )
+            raise _write.Refused(msg) from None
+        # Printed by its own library.
+        native = result if whole else eye(args.rows, n_cols, **request)
+        print(f"{header}\n{native}", flush=True)
+        return
     # Widened where NumPy would print ml_dtypes' values without a decimal
     # point: a float8 eye would read as ``1 0 0``, like an integer one.
     shown = _write.widened(values)
@@ -115,22 +117,17 @@ def _write_out(
     if terminal:  # NumPy's summary of a long one, elided with "..."
         print(f"{header}\n{shown}", flush=True)
         return
+    _write.check_values(values, dtype, fmt)
+    blocks = iter([values]) if whole else _blocks(backend, shape, request)
+    # The first block made before anything is written: if it is made,
+    # every block is (none is larger).
     try:
-        _write.check_values(values, dtype, fmt)
-    except _write.Refused as exc:
-        parser.error(str(exc))
-    blocks: Iterable[Any] = [values]
-    if not whole:
-        blocks = _blocks(backend, shape, request)
-        # The first block made before anything is written: if it is made,
-        # every block is (none is larger).
-        try:
-            blocks = itertools.chain([next(blocks)], blocks)
-        except StopIteration:  # no values
-            pass
-        except (ValueError, MemoryError) as exc:
-            parser.error(f"cannot make the output even one row at a time: {exc}")
-    _write.write(blocks, shape, values.dtype, header, fmt, args.output, sys.stdout)
+        first = list(itertools.islice(blocks, 1))
+    except (ValueError, MemoryError) as exc:
+        msg = f"cannot make the output even one row at a time: {exc}"
+        raise _write.Refused(msg) from None
+    blocks = itertools.chain(first, blocks)
+    _write.write(blocks, shape, shown.dtype, header, fmt, path, sys.stdout)
 
 
 def _has_fd() -> bool:
@@ -141,17 +138,6 @@ def _has_fd() -> bool:
     except (OSError, ValueError):
         return False
     return True
-
-
-def _quiet_stdout() -> None:
-    """Send what is left for stdout to devnull: Python's own flush at exit
-    would fail again on a closed or failing stdout."""
-    if not _has_fd():  # not a file (io.StringIO): nothing to do
-        return
-    fileno = sys.stdout.fileno()
-    devnull = os.open(os.devnull, os.O_WRONLY)
-    os.dup2(devnull, fileno)
-    os.close(devnull)
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -181,6 +167,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             "checkout of eyelike, run nox -s bench (or python -m benchmarks)"
         )
     args = parser.parse_args(words)
+    path = None if args.output in (None, "-") else args.output
     stopped: list[int] = []
 
     def stop(signum: int, frame: Any) -> None:
@@ -198,46 +185,43 @@ def main(argv: Sequence[str] | None = None) -> int:
             if signal.getsignal(sig) is not signal.SIG_IGN:
                 previous[sig] = signal.signal(sig, stop)
     try:
-        return _run(parser, args)
+        return _run(parser, args, path)
     except BaseException:
         if not stopped:
             raise
-        name = signal.Signals(stopped[0]).name
-        kept = "" if args.output in (None, "-") else f"; {args.output!r} not written"
-        print(f"eyelike: stopped by {name}{kept}", file=sys.stderr)
-        return 128 + stopped[0]
     finally:
         for sig, handler in previous.items():
             signal.signal(sig, handler)
+    kept = "" if path is None else f"; {path!r} not written"
+    name = signal.Signals(stopped[0]).name
+    print(f"eyelike: stopped by {name}{kept}", file=sys.stderr)
+    return 128 + stopped[0]
 
 
-def _run(parser: argparse.ArgumentParser, args: argparse.Namespace) -> int:
-    """`main`, once the arguments are read."""
+def _run(
+    parser: argparse.ArgumentParser, args: argparse.Namespace, path: str | None
+) -> int:
+    """`main`, once the arguments are read and the signals caught: a
+    refusal is a usage error; a failed write, one line (no traceback: the
+    reason is the system's: no such folder, no space left, no permission)
+    and status 1."""
     try:
-        fmt = _write.chosen_format(args.output, args.format)
-        if fmt is not None:
-            _write.check_target(args.output, fmt, sys.stdout)
+        _write_out(args, path)
     except _write.Refused as exc:
         parser.error(str(exc))
-    try:
-        xp = importlib.import_module(LIBRARIES[args.backend])
-    except ImportError as exc:
-        parser.error(f"backend {args.backend} is not installed ({exc})")
-    # A GPU library without a usable device is the API's ValueError, in
-    # the same words (`no_usable_device`): nothing to check first here.
-    to_stdout = args.output in (None, "-")
-    try:
-        _write_out(parser, args, fmt, xp)
     except OSError as exc:
-        if to_stdout:
-            _quiet_stdout()
-        if to_stdout and isinstance(exc, BrokenPipeError):
-            # The reader closed early (``eyelike 3 | head -1``): quietly, as
-            # a command-line tool stopped by SIGPIPE, with its status.
-            return _BROKEN_PIPE
-        # No traceback: the reason is the system's (no such folder, no
-        # space left, no permission).
-        where = "standard output" if to_stdout else repr(args.output)
+        if path is None:
+            # Python's own flush at exit would fail again on a closed or
+            # failing stdout: what is left for it goes to devnull.
+            if _has_fd():
+                devnull = os.open(os.devnull, os.O_WRONLY)
+                os.dup2(devnull, sys.stdout.fileno())
+                os.close(devnull)
+            if isinstance(exc, BrokenPipeError):
+                # The reader closed early (``eyelike 3 | head -1``): quietly,
+                # as a command-line tool stopped by SIGPIPE, with its status.
+                return _BROKEN_PIPE
+        where = "standard output" if path is None else repr(path)
         # The system's reason, not the temporary file's name that it holds.
         reason = exc.strerror or str(exc)
         print(f"eyelike: error: cannot write {where}: {reason}", file=sys.stderr)

@@ -143,7 +143,6 @@ def parser() -> argparse.ArgumentParser:
     )
     parser.add_argument(
         "--dtype",
-        default=None,
         metavar="NAME",
         help=(
             "dtype name, e.g. int32, bool, float16, bfloat16 (default: the "
@@ -159,7 +158,6 @@ def parser() -> argparse.ArgumentParser:
     )
     parser.add_argument(
         "--device",
-        default=None,
         metavar="DEV",
         help=(
             "device, by the library's own name for it, e.g. cpu, cuda:0, "
@@ -169,7 +167,6 @@ def parser() -> argparse.ArgumentParser:
     parser.add_argument(
         "-o",
         "--output",
-        default=None,
         metavar="FILE",
         help=(
             "write the values to FILE instead of printing them, in the format "
@@ -178,7 +175,6 @@ def parser() -> argparse.ArgumentParser:
     )
     parser.add_argument(
         "--format",
-        default=None,
         choices=FORMATS,
         metavar="{npy,npz,txt,csv}",
         help=(

@@ -30,7 +30,6 @@ import numpy as np
 from ._validate.dtypes import is_ml_dtype
 
 __all__ = [
-    "BINARY",
     "FORMATS",
     "Refused",
     "check_target",
@@ -75,9 +74,10 @@ def chosen_format(output: str | None, fmt: str | None) -> str | None:
     return suffix
 
 
-def check_target(output: str | None, fmt: str, stdout: IO[str]) -> None:
-    """Refuse binary data to a terminal (or to a text-only stream)."""
-    if output not in (None, "-") or fmt not in BINARY:
+def check_target(path: str | None, fmt: str, stdout: IO[str]) -> None:
+    """Refuse binary data to a terminal (or to a text-only stream); ``path``
+    None is standard output."""
+    if path is not None or fmt not in BINARY:
         return
     if stdout.isatty():
         msg = (
@@ -109,62 +109,6 @@ def check_values(values: np.ndarray[Any, Any], dtype: str, fmt: str | None) -> N
         raise Refused(msg)
 
 
-def write(
-    blocks: Iterable[np.ndarray[Any, Any]],
-    shape: tuple[int, ...],
-    dtype: np.dtype[Any],
-    header: str,
-    fmt: str | None,
-    output: str | None,
-    stdout: IO[str],
-) -> None:
-    """Write the eye of ``shape``, whose values ``blocks`` gives in order
-    (NumPy arrays of ``dtype``: whole matrices, or rows of one), as ``fmt``
-    (None: the printed view, every value) to the file ``output``, or to
-    ``stdout`` where ``output`` is None or ``-``: each block written before
-    the next is made. Raises ``OSError`` on a failure."""
-    if fmt in BINARY:
-        head = _npy_header(shape, dtype)
-        size = len(head) + math.prod(shape) * dtype.itemsize
-        pieces: Iterator[Any] = itertools.chain([head], map(_bytes, blocks))
-    else:
-        delimiter = "," if fmt == "csv" else " "
-        rows = (_text(block, delimiter) for block in blocks)
-        text = _view(blocks, shape, dtype) if fmt is None else rows
-        pieces = (p.encode("ascii") for p in itertools.chain([header + "\n"], text))
-        # Each value and its delimiter (0 and 1 as long as each other in
-        # every dtype): the text's size.
-        size = (
-            len(header)
-            + 1
-            + math.prod(shape) * len(_text(np.zeros((1, 1), dtype), " "))
-        )
-
-    def put(f: Any) -> None:  # a binary file, or a text stream as one
-        if fmt != "npz":
-            for piece in pieces:
-                f.write(piece)
-            return
-        # One entry, "eye.npy", its size unknown until written (ZIP64), in
-        # an archive that np.load reads (stored, as np.savez stores it).
-        with (
-            zipfile.ZipFile(f, "w") as archive,
-            archive.open("eye.npy", "w", force_zip64=True) as entry,
-        ):
-            for piece in pieces:
-                entry.write(piece)
-
-    if output not in (None, "-"):
-        _replace(output, put, size)
-        return
-    stdout.flush()
-    binary = getattr(stdout, "buffer", None)
-    if binary is None:  # io.StringIO: text only (check_target)
-        binary = types.SimpleNamespace(write=lambda data: stdout.write(data.decode()))
-    put(binary)
-    stdout.flush()
-
-
 def widened(values: np.ndarray[Any, Any]) -> np.ndarray[Any, Any]:
     """``values``, with ml_dtypes' types (bfloat16, float8, int4, ...)
     widened to the NumPy type that holds the same numbers and shows them as
@@ -182,35 +126,86 @@ def widened(values: np.ndarray[Any, Any]) -> np.ndarray[Any, Any]:
     return values.astype(wide)
 
 
-def _npy_header(shape: tuple[int, ...], dtype: np.dtype[Any]) -> bytes:
-    """The ``.npy`` header that ``np.save`` writes for such an array."""
-    header = io.BytesIO()
-    descr = np.lib.format.dtype_to_descr(dtype)
-    info = {"descr": descr, "fortran_order": False, "shape": shape}
-    np.lib.format.write_array_header_1_0(header, info)
-    return header.getvalue()
+def write(
+    blocks: Iterable[np.ndarray[Any, Any]],
+    shape: tuple[int, ...],
+    dtype: np.dtype[Any],
+    header: str,
+    fmt: str | None,
+    path: str | None,
+    stdout: IO[str],
+) -> None:
+    """Write the eye of ``shape``, whose values ``blocks`` gives in order
+    (NumPy arrays: whole matrices, or rows of one; ``dtype`` theirs once
+    `widened`), as ``fmt`` (None: the printed view, every value) to the
+    file ``path``, or to ``stdout`` where ``path`` is None: each block
+    written before the next is made. Raises ``OSError`` on a failure."""
+    blocks = map(widened, blocks)
+    if fmt in BINARY:
+        head = io.BytesIO()
+        descr = np.lib.format.dtype_to_descr(dtype)
+        info = {"descr": descr, "fortran_order": False, "shape": shape}
+        np.lib.format.write_array_header_1_0(head, info)  # np.save's header
+        size = len(head.getvalue()) + math.prod(shape) * dtype.itemsize
+        # Each block's bytes, without a copy: as uint8 for the buffer protocol
+        # (complex and long double have no format that zlib's crc32 takes).
+        data = (np.ascontiguousarray(b).reshape(-1).view(np.uint8) for b in blocks)
+        pieces: Iterator[Any] = itertools.chain([head.getvalue()], data)
+    else:
+        delimiter = "," if fmt == "csv" else " "
+        rows = (_text(block, delimiter) for block in blocks)
+        text = _view(blocks, shape, dtype) if fmt is None else rows
+        pieces = (p.encode("ascii") for p in itertools.chain([header + "\n"], text))
+        # Each value and its delimiter (0 and 1 as long as each other in
+        # every dtype): the text's size.
+        cell = len(_text(np.zeros((1, 1), dtype), " "))
+        size = len(header) + 1 + math.prod(shape) * cell
 
+    def put(f: Any) -> None:  # a binary file, or a text stream as one
+        if fmt != "npz":
+            for piece in pieces:
+                f.write(piece)
+            return
+        # One entry, "eye.npy", its size unknown until written (ZIP64), in
+        # an archive that np.load reads (stored, as np.savez stores it).
+        with (
+            zipfile.ZipFile(f, "w") as archive,
+            archive.open("eye.npy", "w", force_zip64=True) as entry,
+        ):
+            for piece in pieces:
+                entry.write(piece)
 
-def _bytes(block: np.ndarray[Any, Any]) -> np.ndarray[Any, Any]:
-    """A block's bytes, without a copy: as uint8 for the buffer protocol
-    (complex and long double have no format that zlib's crc32 takes)."""
-    return np.ascontiguousarray(block).reshape(-1).view(np.uint8)
+    if path is not None:
+        _replace(path, put, size)
+        return
+    stdout.flush()
+    binary = getattr(stdout, "buffer", None)
+    if binary is None:  # io.StringIO: text only (check_target)
+        binary = types.SimpleNamespace(write=lambda data: stdout.write(data.decode()))
+    put(binary)
+    stdout.flush()
 
 
 def _text(values: np.ndarray[Any, Any], delimiter: str) -> str:
-    """The rows of ``values`` (the last axis a row) as text: integers and
-    bools as integers, floats as decimals that read back as the same value,
-    complex as ``(re+imj)``."""
+    """The rows of ``values`` (the last axis a row; a NumPy dtype, or one
+    `widened`) as text: integers and bools as integers, floats as decimals
+    that read back as the same value, complex as ``(re+imj)``."""
     if values.size == 0:
         return ""  # no values: rows of nothing would be blank lines
-    # ml_dtypes' values as float32's (int64's, complex64's) are the same
-    # numbers, which Python formats; the header names the real dtype.
-    values = widened(values)
     if values.dtype.kind == "b":
         values = values.view(np.uint8)  # 0 and 1, as integers
     cell = _complex if values.dtype.kind == "c" else str
     rows = values.reshape(-1, values.shape[-1]).tolist()
     return "".join(delimiter.join(map(cell, row)) + "\n" for row in rows)
+
+
+def _complex(value: Any) -> str:
+    """``(re+imj)``, as ``np.loadtxt(..., dtype=complex)`` reads it. Each
+    part as ``str`` writes a float: Python's shortest text that reads back
+    as the same float64 (exact for float32's and float16's values too), or
+    NumPy's shortest unique text of a long double."""
+    real, imag = str(value.real), str(value.imag)
+    return f"({real}{'' if imag.startswith('-') else '+'}{imag}j)"
 
 
 def _view(
@@ -223,8 +218,7 @@ def _view(
     if not math.prod(shape):
         yield "[]\n"
         return
-    pair = np.array2string(widened(np.array([0, 1], dtype)), separator="|")
-    zero, one = pair[1:-1].split("|")
+    zero, one = np.array2string(np.array([0, 1], dtype), separator="|")[1:-1].split("|")
     depth, (n_rows, n_cols), batch = len(shape), shape[-2:], shape[:-2]
     # NumPy wraps a row where its line, indented to the row's depth, would
     # pass 75 - depth characters.
@@ -243,62 +237,40 @@ def _view(
             # A matrix's first row opens it, and each batch dimension whose
             # index is 0 there; its last row closes it and those at their
             # end, then leaves one blank line a dimension closed.
-            opens = 1 + _zeros(matrix, batch) if at == 0 else 0
+            opens = 1 + _starts(matrix, batch) if at == 0 else 0
             lead = " " * (depth - 1 - opens) + "[" * opens
             tail = "\n"
             if at == n_rows - 1:
-                closes = 1 + _zeros(matrix + 1, batch)
+                closes = 1 + _starts(matrix + 1, batch)
                 last = closes == depth - 1
                 tail = "]" * closes + "\n" * (1 if last else closes + 1)
             lines.append(f"{lead}[{text}]{tail}")
         yield "".join(lines)
 
 
-def _zeros(index: int, batch: tuple[int, ...]) -> int:
-    """How many of the last digits of ``index`` are 0, written in the mixed
-    radix of ``batch`` (the batch dimensions that start at matrix
-    ``index``)."""
-    count = 0
-    for size in reversed(batch):
-        index, digit = divmod(index, size)
-        if digit:
-            break
-        count += 1
-    return count
+def _starts(matrix: int, batch: tuple[int, ...]) -> int:
+    """How many of the last batch dimensions start (index 0) at the
+    matrix with flat index ``matrix``."""
+    return sum(matrix % math.prod(batch[i:]) == 0 for i in range(len(batch)))
 
 
-def _complex(value: Any) -> str:
-    """``(re+imj)``, as ``np.loadtxt(..., dtype=complex)`` reads it. Each
-    part as ``str`` writes a float: Python's shortest text that reads back
-    as the same float64 (exact for float32's and float16's values too), or
-    NumPy's shortest unique text of a long double."""
-    real, imag = str(value.real), str(value.imag)
-    return f"({real}{'' if imag.startswith('-') else '+'}{imag}j)"
-
-
-def _replace(output: str, put: Callable[[IO[bytes]], None], size: int) -> None:
-    """Write the file ``output`` (``size`` bytes, at least) through ``put``:
-    a new file in the same folder, renamed over ``output`` when complete,
-    so that a failed write leaves an existing file as it was; none made
-    where the disk has less room than ``size``."""
+def _replace(path: str, put: Callable[[IO[bytes]], None], size: int) -> None:
+    """Write the file ``path`` (``size`` bytes, at least) through ``put``:
+    a new file in the same folder, renamed over ``path`` when complete, so
+    that a failed write leaves an existing file as it was; none made where
+    the disk has less room than ``size``."""
     try:
-        found = os.stat(output).st_mode
+        mode: int | None = os.stat(path).st_mode
     except FileNotFoundError:
-        mode, regular = None, True
-    else:
-        mode, regular = stat.S_IMODE(found), stat.S_ISREG(found)
-    if not regular:
+        mode = None
+    if mode is not None and not stat.S_ISREG(mode):
         # A device or a pipe (/dev/null, a FIFO): nothing to replace.
-        with open(output, "wb") as f:
+        with open(path, "wb") as f:
             put(f)
         return
     # Through symlinks, as open() goes: the file they lead to is replaced.
-    target = os.path.realpath(output)
+    target = os.path.realpath(path)
     folder, name = os.path.split(target)
-    if mode is None:
-        # A new file: the permissions open() would give it (mkstemp's are
-        # 0600); an existing one keeps its own, as open() keeps them.
-        mode = 0o666 & ~_umask()
     free = shutil.disk_usage(folder).free
     if size > free:
         msg = f"it needs {size:,} bytes, and its disk has {free:,} bytes free"
@@ -306,15 +278,19 @@ def _replace(output: str, put: Callable[[IO[bytes]], None], size: int) -> None:
     # Named first, then made (O_EXCL: never another's file): a stop at any
     # moment inside the try removes it, and only it.
     temporary = os.path.join(folder, f".{name}.{os.urandom(6).hex()}.tmp")
+    # Made with the mode open() gives a new file (0666 less the umask, which
+    # os.open applies), or the old file's own, never wider while written.
+    made = 0o666 if mode is None else stat.S_IMODE(mode)
+    flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_BINARY", 0)
     try:
-        flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_BINARY", 0)
-        with os.fdopen(os.open(temporary, flags, 0o600), "wb") as f:
+        with os.fdopen(os.open(temporary, flags, made), "wb") as f:
             put(f)
             f.flush()
             # On disk before the rename: a crash then leaves the old file
             # or the new one, never a renamed empty one.
             os.fsync(f.fileno())
-        os.chmod(temporary, mode)
+        if mode is not None:  # exactly its mode: the umask left out
+            os.chmod(temporary, stat.S_IMODE(mode))
         os.replace(temporary, target)
     except FileExistsError:
         raise  # (not made here)
@@ -322,11 +298,3 @@ def _replace(output: str, put: Callable[[IO[bytes]], None], size: int) -> None:
         with contextlib.suppress(OSError):
             os.unlink(temporary)
         raise
-
-
-def _umask() -> int:
-    """The process's umask (the only way to read it is to set it, so it is
-    set back at once)."""
-    mask = os.umask(0o022)
-    os.umask(mask)
-    return mask
