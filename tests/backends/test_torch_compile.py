@@ -226,6 +226,39 @@ def _outcome(fn: Fn, x: Any) -> tuple[Any, ...]:
     return ("returned", got.shape, got.dtype, got.device, values)
 
 
+def _messages(error: BaseException | None) -> str:
+    """An error's message and its causes' (torch.compile(fullgraph=True)
+    raises a caller's own error as the cause of its own)."""
+    found = []
+    while error is not None:
+        found.append(str(error))
+        error = error.__cause__ or error.__context__
+    return " | ".join(found)
+
+
+def test_an_out_whose_strides_do_not_nest_under_compile() -> None:
+    """Bug (a re-read of issue 44's out= fix): an out whose strides do not
+    nest (``as_strided((2, 3), (3, 2))``: all elements distinct) is checked
+    element by element by NumPy, which Dynamo cannot trace: fullgraph raised
+    torch's raw "attempted to trace numpy.* function". Compiled, it is now
+    refused naming out, untouched; eagerly it is filled; a transpose (whose
+    strides nest) is filled compiled too."""
+    compiled = torch.compile(
+        lambda o: eyelike.eye(2, 3, out=o, xp=torch), fullgraph=True, backend="eager"
+    )
+    base = torch.full((8,), 7.0)
+    with pytest.raises(Exception) as info:  # (torch's own, ours its cause)
+        compiled(base.as_strided((2, 3), (3, 2)))
+    assert "out's layout (strides (3, 2) for shape (2, 3)) does not nest" in (
+        _messages(info.value)
+    )
+    assert bool((base == 7).all())
+    eager = eyelike.eye(2, 3, out=base.as_strided((2, 3), (3, 2)), xp=torch)
+    torch.testing.assert_close(eager, torch.eye(2, 3), rtol=0, atol=0)
+    transposed = torch.full((3, 2), 7.0).t()
+    torch.testing.assert_close(compiled(transposed), torch.eye(2, 3), rtol=0, atol=0)
+
+
 @pytest.mark.parametrize("device", ["cpu", "cpu:0", "meta", "cuda", "cuda:3"])
 @pytest.mark.parametrize("call", ["eye(3)", "eye(3, 4, k=1, batch_shape=2)"])
 def test_a_device_given_under_compile_is_the_eager_call(device: str, call: str) -> None:

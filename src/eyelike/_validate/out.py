@@ -9,7 +9,7 @@ from typing import Any
 
 import numpy as np
 
-__all__ = ["check"]
+__all__ = ["check", "nests"]
 
 
 def check(
@@ -25,7 +25,7 @@ def check(
     if out.dtype != dtype:
         msg = f"out has dtype {out.dtype}; the result needs {dtype}"
         raise TypeError(msg)
-    if strides is None or _nested(shape, strides):
+    if strides is None or nests(shape, strides):
         return
     shares = _shares_memory(shape, strides)
     if shares is None:
@@ -63,7 +63,7 @@ def _shares_memory(shape: tuple[int, ...], strides: tuple[int, ...]) -> bool | N
     return bool(np.unique(offsets).size < n)
 
 
-def _nested(shape: tuple[int, ...], strides: tuple[int, ...]) -> bool:
+def nests(shape: tuple[int, ...], strides: tuple[int, ...]) -> bool:
     """Whether the strides, in increasing order, each step past everything
     the smaller ones reach: then no two elements share memory (the layout of
     any transpose or slice of a contiguous array). Others may or may not."""
