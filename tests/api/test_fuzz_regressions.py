@@ -310,6 +310,17 @@ def test_bug_cli_exits_cleanly(argv: list[str]) -> None:
 # ------------------------------------------------------------- bookkeeping
 
 
+def test_bug_an_array_deep_in_a_dtype_dict_is_found_every_time() -> None:
+    """Bug (the short-path fuzzer, flaky): an array inside a dict inside a
+    dict given as a dtype was found by the first call and missed by later
+    ones ("not a dtype that numpy knows"): the search marked a dict's values
+    by the id of a list copied from them, which the next copy reused."""
+    value = {"a": {"b": [], "": {"": np.int16(0), "c": np.zeros(2)}}}
+    for _ in range(20):
+        with pytest.raises(eyelike.DTypeError, match="not a value"):
+            eyelike.eye(3, 4, k=1, dtype=value)
+
+
 def test_every_unjudged_input_has_a_stated_reason() -> None:
     # Each Unjudged label in the fuzz modules is a key of UNJUDGED_REASONS,
     # and each key is used: no unexplained and no stale entries.

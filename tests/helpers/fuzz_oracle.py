@@ -331,11 +331,10 @@ def _an_array_in(v: Any) -> bool:
             item, (type, np.dtype, np.generic)
         ):
             return True  # (a module with a shape too: numpy itself)
-        if isinstance(item, dict):
-            item = list(item.values())
-        if isinstance(item, (tuple, list)) and id(item) not in seen:
+        # (The caller's own containers' ids: a copied list's would be reused.)
+        if isinstance(item, (tuple, list, dict)) and id(item) not in seen:
             seen.add(id(item))
-            todo.extend(item)
+            todo.extend(item.values() if isinstance(item, dict) else item)
     return False
 
 

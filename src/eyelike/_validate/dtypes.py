@@ -219,16 +219,16 @@ def _holds_value(spec: Any) -> bool:
     """Whether a tuple, list or dict (NumPy's forms of a sub-array or
     structured dtype), at any depth, holds an array. Each container is
     visited once: one that holds itself is NumPy's to refuse."""
+    # (Ids of the caller's own containers, alive throughout: a dict's values
+    # copied to a list would be freed, and its id given to the next one.)
     seen: set[int] = set()
     todo = [spec]
     while todo:
         item = todo.pop()
-        if isinstance(item, dict):
-            item = list(item.values())
-        if not isinstance(item, (tuple, list)) or id(item) in seen:
+        if not isinstance(item, (tuple, list, dict)) or id(item) in seen:
             continue
         seen.add(id(item))
-        for entry in item:
+        for entry in item.values() if isinstance(item, dict) else item:
             if _is_value(entry):
                 return True
             todo.append(entry)
