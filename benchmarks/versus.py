@@ -74,12 +74,17 @@ def cases(m: Any, libraries: set[str]) -> dict[str, Callable[[], Any]]:
             lambda a: a + m.eye_like(a), fullgraph=True, backend="eager"
         )
         compiled(tb)
+        # The same through inductor, as users compile: what the program
+        # costs, beside the tracing's guards the eager backend shows.
+        inductor = torch.compile(lambda a: a + m.eye_like(a), fullgraph=True)
+        inductor(tb)
         found |= {
             "torch eye(3)": lambda: m.eye(3, xp=torch),
             "torch eye_like 3x3": lambda: m.eye_like(t),
             "torch eye_like 4x3x3": lambda: m.eye_like(tb),
             "torch eye(3, out=)": lambda: m.eye(3, out=t),
             "torch.compile x + eye_like(x)": lambda: compiled(tb),
+            "torch.compile (inductor) x + eye_like": lambda: inductor(tb),
         }
     jnp = _optional("jax.numpy") if "jax" in libraries else None
     if jnp is not None:
