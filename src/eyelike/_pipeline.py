@@ -22,7 +22,13 @@ from __future__ import annotations
 
 from typing import Any
 
-from ._backends import BACKENDS, DEFAULT, backend_of_array, backend_of_namespace
+from ._backends import (
+    BACKENDS,
+    DEFAULT,
+    backend_of_array,
+    backend_of_namespace,
+    same_library,
+)
 from ._backends._base import Backend, Build
 from ._validate import offsets as _k
 from ._validate import out as _out
@@ -51,7 +57,7 @@ def eye(
     """`eye` for every input, of ``backend`` (``out``'s where given, else
     ``xp``'s): check each argument once, then build."""
     if out is not None:
-        if xp is not None and backend_of_namespace(xp) is not backend:
+        if xp is not None and not same_library(backend_of_namespace(xp), backend):
             msg = f"out is a {backend.name} array but xp={show(xp)} was asked for"
             raise TypeError(msg)
         if dtype is None:
@@ -88,7 +94,7 @@ def eye_like(backend: Backend, *, x: Any, k: Any, dtype: Any, out: Any) -> Any:
         )
         raise ValueError(msg)
     shape = tuple(shape)  # a plain tuple in messages (torch's is a torch.Size)
-    if out is not None and backend_of_array(out, "out") is not backend:
+    if out is not None and not same_library(backend_of_array(out, "out"), backend):
         msg = f"out must be a {backend.name} array like x; got {type(out).__name__}"
         raise TypeError(msg)
     if dtype is None:
@@ -204,7 +210,7 @@ def _offsets(
         limit = int(backend._xp.iinfo(backend._index_dtype(None)).max)
         return _k.host_offsets(k, batch, (-limit, limit))
     owner = backend_of_array(k, "k")
-    if owner is not backend:
+    if owner is not backend and not same_library(owner, backend):
         # NumPy's arrays are host data, which every backend takes.
         arrays = "NumPy" if backend is DEFAULT else f"NumPy or {backend.name}"
         where = f" (xp={owner.namespaces[0]})" if owner.namespaces else ""

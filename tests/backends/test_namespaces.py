@@ -183,6 +183,47 @@ def test_a_namespace_is_known_by_the_arrays_it_makes() -> None:
         )
 
 
+def test_one_namespace_however_many_backends_were_made_for_it() -> None:
+    """Bug (a review of issue 45's change): two threads meeting a namespace
+    first each made a backend for it, one kept by array type and the other
+    by name, and every later call with a k of its arrays was refused ("k is
+    a marray.numpy array, but the result is made by marray.numpy"); two
+    marray namespaces of one name did the same without threads."""
+    marray = pytest.importorskip("marray")
+    import threading
+    import time
+
+    import array_api_compat.numpy as anp
+
+    xp = marray.masked_namespace(anp)
+    k = xp.asarray([0, 1])
+    made = xp.asarray
+
+    def slow(*args: Any, **kwargs: Any) -> Any:
+        time.sleep(0.1)  # the registry's probe: both threads inside it
+        return made(*args, **kwargs)
+
+    xp.asarray = slow
+    got: list[Any] = []
+    threads = [
+        threading.Thread(
+            target=lambda: got.append(eyelike.eye(2, batch_shape=2, k=k, xp=xp))
+        )
+        for _ in range(2)
+    ]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    xp.asarray = made
+    assert len(got) == 2
+    other = marray.masked_namespace(anp)  # another module of the same name
+    for namespace, offsets in ((xp, k), (other, other.asarray([1, 0])), (xp, k)):
+        result = eyelike.eye(2, batch_shape=2, k=offsets, xp=namespace)
+        want = reference((2,), 2, 2, list(np.asarray(offsets.data)))
+        np.testing.assert_array_equal(np.asarray(result.data), want)
+
+
 def test_a_namespace_s_own_dtype_spellings() -> None:
     """Bug (issue 45): pydata sparse's own eye test passes dtype="i4", which
     sparse takes, and eyelike refused it."""

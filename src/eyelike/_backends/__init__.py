@@ -27,7 +27,13 @@ from .jax import JaxBackend
 from .numpy import NumPyBackend
 from .torch import TORCH, TorchBackend, is_tensor_type
 
-__all__ = ["BACKENDS", "DEFAULT", "backend_of_array", "backend_of_namespace"]
+__all__ = [
+    "BACKENDS",
+    "DEFAULT",
+    "backend_of_array",
+    "backend_of_namespace",
+    "same_library",
+]
 
 # Every library eyelike has a module for. Any other namespace with the
 # standard's inspection API takes the generic path (`GenericBackend`).
@@ -85,8 +91,9 @@ def backend_of_namespace(xp: Any) -> Backend:
     cls = _BY_NAME.get(name)
     if cls is None or sys.modules.get(name) is not xp:
         # Not the library's own module (a vendored array-api-compat, as
-        # scikit-learn's; marray's namespace over torch, named after it):
-        # known by the arrays it makes, never by its name.
+        # scikit-learn's; marray's namespace over torch, whose name ends in
+        # "array_api_compat.torch"): known by the arrays it makes, never by
+        # its name.
         return _by_arrays(xp)
     found = _INSTANCES.get(cls)
     if found is None:
@@ -123,8 +130,17 @@ def _by_arrays(xp: ModuleType) -> Backend:
             backend = backend_of_namespace(owner)
     if backend is None:
         backend = GenericBackend(xp)
+    # (Two threads meeting a namespace first may each make one: both work,
+    # as `same_library` compares namespaces, not backends.)
     _OTHER[xp.__name__] = (xp, backend)
     return backend
+
+
+def same_library(one: Backend, other: Backend) -> bool:
+    """Whether two backends are of one namespace: the same library's (one
+    instance each), or the generic path's of one module (two made for it,
+    by two threads or after another module of its name, are alike)."""
+    return one is other or one._xp is other._xp
 
 
 def backend_of_array(x: Any, name: str = "x") -> Backend:
