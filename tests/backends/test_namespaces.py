@@ -155,6 +155,20 @@ def test_every_function_the_build_calls_is_there_before_it_builds() -> None:
     assert len(calls) == 1
 
 
+def test_a_lazy_batch_needs_arange_for_a_per_matrix_k() -> None:
+    """A batch not known yet is built by the mask: without ``arange``, a
+    per-matrix ``k`` (even of host values, which another build would
+    stack) is refused naming it, before anything is built (a review of
+    issue 45's change found it let through, to fail inside the build)."""
+    pytest.importorskip("array_api_strict")
+    from eyelike._backends.reference import needs
+
+    ns = _namespace(arange=None, asarray=None)
+    with pytest.raises(TypeError, match=r"k: thirdparty has no arange"):
+        needs(ns, (None, 2, 2), np.array([0, 1]), None, lazy=True)
+    needs(ns, (None, 2, 2), 1, None, lazy=True)  # one offset: its eye
+
+
 def test_a_namespace_is_known_by_the_arrays_it_makes() -> None:
     """Bug (issue 45): marray's namespace over torch (a module named
     ``marray.array_api_compat.torch``) was taken for torch by its name: eye
@@ -230,6 +244,8 @@ def test_a_namespace_s_own_dtype_spellings() -> None:
     sparse = pytest.importorskip("sparse")
     got = eyelike.eye(3, k=1, dtype="i4", xp=sparse)
     assert got.dtype == np.dtype("i4")
+    for spelling in ("?", "e", "f8", "long"):  # (its bool and float16: types)
+        assert eyelike.eye(2, dtype=spelling, xp=sparse).dtype == np.dtype(spelling)
     np.testing.assert_array_equal(got.todense(), np.eye(3, k=1, dtype="i4"))
     with pytest.raises(eyelike.DTypeError, match="'i3'"):
         eyelike.eye(3, dtype="i3", xp=sparse)

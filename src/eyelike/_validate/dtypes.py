@@ -298,6 +298,8 @@ def from_table(
 def _equals(candidate: Any, spelling: str) -> bool:
     """Whether a namespace's dtype object says it is ``spelling`` (a NumPy
     dtype: as NumPy's parser reads it, which warns on no spelling here)."""
+    if isinstance(candidate, type) and issubclass(candidate, np.generic):
+        candidate = np.dtype(candidate)  # (sparse lists NumPy's scalar types)
     if isinstance(candidate, np.dtype):
         parsed = _parse(spelling)
         return parsed is not None and bool(candidate == parsed)

@@ -21,7 +21,9 @@ keeps them too):
    (dynamic and automatic dynamic compiles), tracing shows them as ints,
    and each comparison is a guard the next value fails, one compile each.
    The short path runs the gate's form that compares neither
-   (``admit_traced``), and every build while compiling is the mask.
+   (``admit_traced``), and every build while compiling is the mask. (One
+   exception: an ``out`` that is not contiguous has its strides compared
+   with its sizes, to tell whether they nest.)
 """
 
 from __future__ import annotations
