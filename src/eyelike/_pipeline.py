@@ -270,7 +270,7 @@ def _check_out(
         raise TypeError(msg)
     # The library's own refusals first: one may be of an array with no
     # shape to compare (torch's nested tensors).
-    _out.check(out, shape, dtype, backend._out_strides(out))
+    _out.check(out, shape, dtype, backend._out_strides(out), backend)
     if device is None:
         return
     have = backend.device_of(out)

@@ -9,6 +9,7 @@ test runs the full inductor pipeline.
 
 from __future__ import annotations
 
+import re
 import subprocess
 import sys
 import warnings
@@ -257,6 +258,14 @@ def test_an_out_whose_strides_do_not_nest_under_compile() -> None:
     torch.testing.assert_close(eager, torch.eye(2, 3), rtol=0, atol=0)
     transposed = torch.full((3, 2), 7.0).t()
     torch.testing.assert_close(compiled(transposed), torch.eye(2, 3), rtol=0, atol=0)
+    # Refused in the eager call's order: a wrong shape is named first.
+    wrong = torch.zeros(20).as_strided((3, 3), (3, 2))
+    with pytest.raises(Exception) as info:  # (torch's own, ours its cause)
+        compiled(wrong)
+    # (Its size symbolic by now: the second shape this function has seen.)
+    assert re.search(
+        r"out has shape \(\w+, 3\); the result needs \(2, 3\)", (_messages(info.value))
+    )
 
 
 @pytest.mark.parametrize("device", ["cpu", "cpu:0", "meta", "cuda", "cuda:3"])

@@ -327,6 +327,11 @@ class Backend:
         two elements can alias (contiguous, or copied on write)."""
         return None
 
+    def _check_unnested(self, shape: tuple[int, ...], strides: tuple[int, ...]) -> None:
+        """Refuse an ``out`` whose strides do not nest (asked of such an out
+        of the right shape and dtype) where its elements cannot be compared
+        one by one here, saying why. By default they can (NumPy)."""
+
     def _same_device(self, have: Any, want: Any) -> bool:
         """Whether an ``out`` on device ``have`` is on the device ``want``
         (the caller's, checked) asked for."""

@@ -13,12 +13,17 @@ __all__ = ["check", "nests"]
 
 
 def check(
-    out: Any, shape: tuple[int, ...], dtype: Any, strides: tuple[int, ...] | None
+    out: Any,
+    shape: tuple[int, ...],
+    dtype: Any,
+    strides: tuple[int, ...] | None,
+    backend: Any,
 ) -> None:
     """Refuse an ``out`` of the wrong shape or dtype, or one whose elements
     share memory (``strides``: its strides in elements, as its library
     gives them; None where no two elements can alias: contiguous, or a
-    library that copies on write)."""
+    library that copies on write). ``backend``'s `_check_unnested` is asked
+    first of a layout whose strides do not nest."""
     if tuple(out.shape) != shape:
         msg = f"out has shape {tuple(out.shape)}; the result needs {shape}"
         raise ValueError(msg)
@@ -27,6 +32,7 @@ def check(
         raise TypeError(msg)
     if strides is None or nests(shape, strides):
         return
+    backend._check_unnested(shape, strides)
     shares = _shares_memory(shape, strides)
     if shares is None:
         msg = (

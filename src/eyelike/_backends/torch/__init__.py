@@ -35,7 +35,6 @@ import numpy as np
 
 from ..._validate import size as _size
 from ..._validate.gate import admit, admit_traced
-from ..._validate.out import nests
 from ..._validate.text import show
 from .._base import Backend, Build, Shape
 from .build import (
@@ -217,27 +216,25 @@ class TorchBackend(Backend):
                 "torch.nn.init.eye_ fills a weight)"
             )
             raise ValueError(msg)
-        compiling = torch.compiler.is_dynamo_compiling()
-        if not compiling:  # where neither can be asked
+        if not torch.compiler.is_dynamo_compiling():  # where neither can be asked
             refuse_eager_out(torch, out)
         # Contiguous, so no two elements alias: no strides to sort (which
         # torch.compile cannot, when they are symbolic).
-        if out.is_contiguous():
-            return None
-        strides = tuple(out.stride())
-        if compiling and not nests(tuple(out.shape), strides):
-            # Such a layout is checked element by element, by NumPy, which
-            # Dynamo cannot trace: refused here, by name, not by its graph
-            # break (a raw error under fullgraph).
+        return None if out.is_contiguous() else tuple(out.stride())
+
+    def _check_unnested(self, shape: tuple[int, ...], strides: tuple[int, ...]) -> None:
+        # Such a layout is checked element by element, by NumPy, which Dynamo
+        # cannot trace: refused by name, not by its graph break (a raw error
+        # under fullgraph).
+        if self._torch.compiler.is_dynamo_compiling():
             msg = (
-                f"out's layout (strides {strides} for shape {tuple(out.shape)}) "
-                f"does not nest, and eyelike checks such a layout for elements "
-                f"that share memory element by element, which torch.compile "
-                f"cannot trace; pass an out whose strides nest (any transpose "
-                f"or slice of a contiguous tensor), or copy the result into it"
+                f"out's layout (strides {strides} for shape {shape}) does not "
+                f"nest, and eyelike checks such a layout for elements that "
+                f"share memory element by element, which torch.compile cannot "
+                f"trace; pass an out whose strides nest (any transpose or "
+                f"slice of a contiguous tensor), or copy the result into it"
             )
             raise ValueError(msg)
-        return strides
 
     def to_numpy(self, x: Any) -> np.ndarray[Any, Any]:
         return to_host(self._torch, x)
