@@ -186,3 +186,14 @@ def test_a_device_off_the_mesh_set() -> None:
         for asked in (device, "cpu"):
             with pytest.raises(ValueError, match=r"^device CpuDevice.* off the mesh"):
                 jax.jit(lambda d=asked: eyelike.eye(3, xp=jnp, device=d))()
+        # A sharding of another mesh: refused naming device too, the empty
+        # output as well (a review found JAX's own error, naming an iota).
+        other = jax.sharding.NamedSharding(
+            jax.sharding.Mesh(np.array(jax.devices()[:1]), ("y",)),
+            jax.sharding.PartitionSpec("y"),
+        )
+        for batch in (2, 0):
+            with pytest.raises(ValueError, match=r"^device .* another mesh"):
+                jax.jit(
+                    lambda b=batch: eyelike.eye(3, batch_shape=b, xp=jnp, device=other)
+                )()

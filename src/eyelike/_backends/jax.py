@@ -328,7 +328,8 @@ def _on_mesh(
     Raises
     ------
     ValueError
-        Under jit, ``device`` is one device, off the mesh of several.
+        Under jit, ``device`` is one device, off the mesh of several, or a
+        sharding of another mesh.
     """
     if not hasattr(sharding, "set_mesh"):  # (an older JAX: no mesh of context)
         return placement, False
@@ -337,14 +338,20 @@ def _on_mesh(
         return placement, False
     if not traced_only():
         return placement, bool(getattr(placement, "mesh", None) != sharding.get_mesh())
-    if isinstance(placement, sharding.NamedSharding) or mesh.size == 1:
+    if isinstance(placement, sharding.NamedSharding):
+        if getattr(placement.mesh, "abstract_mesh", placement.mesh) == mesh:
+            return placement, False
+        what = "a sharding of another mesh than the one"
+    elif mesh.size == 1:
         return placement, False
-    if like:
+    elif like:
         return None, False
+    else:
+        what = f"one device, off the mesh of {mesh.size} devices"
     msg = (
-        f"device {show(device, 200)} is one device, off the mesh of "
-        f"{mesh.size} devices set by jax.set_mesh: under jax.jit a result is "
-        f"placed on that mesh (pass a NamedSharding of it, or None)"
+        f"device {show(device, 200)} is {what} set by jax.set_mesh: under "
+        f"jax.jit a result is placed on that mesh (pass a NamedSharding of "
+        f"it, or None)"
     )
     raise ValueError(msg)
 
