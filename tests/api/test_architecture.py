@@ -200,7 +200,7 @@ _LIBRARY_HOMES = {
     "cupy": "_backends/cupy/",
     "dask": "_backends/dask/",
     "cubed": "_backends/cubed/",
-    "jax": "_backends/jax.py",
+    "jax": "_backends/jax/",
     "array_api_strict": "_backends/array_api_strict.py",
 }
 
