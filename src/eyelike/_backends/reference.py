@@ -89,14 +89,13 @@ def needs(
         )
         raise TypeError(msg)
     masked = not isinstance(k, int) and hasattr(xp, "arange")
-    if lazy and not (isinstance(k, int) or masked):
-        # (A batch not known yet takes the mask: no eyes stacked per offset.)
-        msg = (
-            f"k: {xp.__name__} has no arange to build a mask from k, for an x "
-            f"whose batch sizes are not known yet; give one int k"
-        )
-        raise TypeError(msg)
     if not (isinstance(k, int) or masked):
+        if lazy:  # (a batch not known yet takes the mask: no eyes stacked)
+            msg = (
+                f"k: {xp.__name__} has no arange to build a mask from k, for "
+                f"an x whose batch sizes are not known yet; give one int k"
+            )
+            raise TypeError(msg)
         if not isinstance(k, np.ndarray):
             msg = (
                 f"k: {xp.__name__} has no arange to build a mask from k, a "
