@@ -130,7 +130,7 @@ def _run_case(
         for peer in candidates:
             try:
                 lib.poison(case.nbytes)
-                error = lib.check(peer.fn(), case, peer.role == "limit")
+                error = lib.check(peer.fn(), case, peer.role in ("limit", "probe"))
                 for _ in range(3):  # warm-up: compiled, pools filled
                     peer.fn()
                 sync()

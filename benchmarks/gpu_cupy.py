@@ -56,7 +56,7 @@ class Peer:
     lib: Lib
     name: str
     fn: Callable[[], Any]
-    role: str = "idiom"  # "eyelike", "limit" or "idiom"
+    role: str = "idiom"  # "eyelike", "limit", "idiom" or "probe" (zeros)
 
 
 def _count_error(
@@ -184,7 +184,63 @@ class CuPyLib(Lib):
                     lambda: cp.broadcast_to(cp.eye(n, dtype=dt), shape).copy(),
                 )
             )
+            peers += self._probes(case)
         return peers
+
+    def _probes(self, case: GpuCase) -> list[Peer]:
+        """Why the kernel is where it is (the first H200 run: a third of the
+        memset): eyelike's element path on the same output (one coalesced
+        store per element), and zeros written as the vector path writes
+        them (each thread 4 x 16 B of its own 64 B, so each store instruction
+        of a warp spans 2 KiB) and as a warp-coalesced loop would (store j
+        of lane l at 512 j + 16 l of the warp's 2 KiB)."""
+        from eyelike._backends.cupy.kernels import run
+        from eyelike._backends.cupy.planning import plan
+
+        cp, shape, dt = self.cp, case.shape, case.np_dtype
+        words = case.nbytes // 16
+        if case.nbytes % 2048 or words >= 2**32:
+            return []
+        source = r"""
+        extern "C" __global__ void own64(uint4* out, unsigned int n) {
+          unsigned int t = blockIdx.x * blockDim.x + threadIdx.x;
+          if (4u * t + 3u < n) {
+            for (int j = 0; j < 4; ++j) out[4u * t + j] = make_uint4(0, 0, 0, 0);
+          }
+        }
+        extern "C" __global__ void warp64(uint4* out, unsigned int n) {
+          unsigned int t = blockIdx.x * blockDim.x + threadIdx.x;
+          unsigned int base = (t / 32u) * 128u + t % 32u;
+          if (4u * t + 3u < n) {
+            for (int j = 0; j < 4; ++j) out[base + 32u * j] = make_uint4(0, 0, 0, 0);
+          }
+        }
+        """
+        module = cp.RawModule(code=source)
+        threads = words // 4
+        grid = ((threads + 127) // 128,)
+
+        def stores(name: str) -> Callable[[], Any]:
+            kernel = module.get_function(name)
+
+            def write() -> Any:
+                a = cp.empty(shape, dt)
+                kernel(grid, (128,), (a, cp.uint32(words)))
+                return a
+
+            return write
+
+        def element_path() -> Any:
+            a = cp.empty(shape, dt)
+            for launch in plan(shape, 0, a.itemsize, contiguous=False, address=0):
+                run(launch, a, None, shape[-2] * shape[-1])
+            return a
+
+        return [
+            Peer(self, "probe: eyelike element path", element_path),
+            Peer(self, "probe: zeros, 4x16 B own chunk", stores("own64"), "probe"),
+            Peer(self, "probe: zeros, 4x16 B coalesced", stores("warp64"), "probe"),
+        ]
 
     def _per_matrix_peers(self, case: GpuCase) -> list[Peer]:
         """eyelike with one k per matrix (a CuPy int32 array), and CuPy's

@@ -21,6 +21,30 @@ from hypothesis import settings
 settings.register_profile("ci", derandomize=True, database=None)
 if os.environ.get("CI"):
     settings.load_profile("ci")
+# The GPU check's (`--hypothesis-profile=gpu-check`): its device time is
+# counted, and every CuPy example launches kernels; fixed draws, fewer.
+settings.register_profile(
+    "gpu-check", derandomize=True, database=None, max_examples=15, deadline=None
+)
+
+# EYELIKE_LIVE_REPORT=FILE: each test's start, outcome, time and failure,
+# written as it happens, so a run killed at its time limit (or by a crash)
+# still says what ran, what failed and where it stopped.
+_LIVE = os.environ.get("EYELIKE_LIVE_REPORT")
+
+
+def pytest_runtest_logstart(nodeid: str, location: Any) -> None:
+    if _LIVE:
+        with open(_LIVE, "a") as f:
+            f.write(f"start {nodeid}\n")
+
+
+def pytest_runtest_logreport(report: pytest.TestReport) -> None:
+    if _LIVE and (report.when == "call" or not report.passed):
+        with open(_LIVE, "a") as f:
+            f.write(f"{report.outcome} {report.duration:.2f}s {report.nodeid}\n")
+            if report.failed:
+                f.write(report.longreprtext[-4000:] + "\n")
 
 
 def _backend_params() -> list[Any]:

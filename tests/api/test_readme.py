@@ -46,6 +46,27 @@ def test_performance_rows_are_those_of_the_committed_run() -> None:
         assert line in made, line
 
 
+def test_gpu_figures_are_those_of_the_committed_run() -> None:
+    """The README's GPU sentence quotes docs/bench-gpu.json: the range of
+    ``zeros`` + diagonal fill over eyelike on CuPy, and of the per-matrix
+    idioms' times over eyelike's."""
+    data = json.loads((REPO / "docs" / "bench-gpu.json").read_text())["rows"]
+    rows = [r for r in data if r["x_eyelike"] is not None]  # not the cases not run
+
+    def span(values: list[float], digits: int) -> str:
+        return f"{min(values):.2f}-{max(values):.{digits}f}"
+
+    diag = [r["x_eyelike"] for r in rows if r["peer"] == "cupy.zeros+diagonal fill"]
+    per_matrix = [
+        r["x_eyelike"]
+        for r in rows
+        if "k=b%" in r["case"] and r["backend"] == "cupy" and "(limit)" not in r["peer"]
+        and r["peer"] != "eyelike"
+    ]  # fmt: skip
+    assert f"takes {span(diag, 2)} of its time" in README
+    assert f"beats both idioms, {span(per_matrix, 1)}x" in README
+
+
 def test_local_links_lead_to_files() -> None:
     links = re.findall(r"\]\(([^)#:]+)\)", README)
     assert links

@@ -254,6 +254,6 @@ def test_kernel_cache_one_entry_per_path(cp: Any) -> None:
         eyelike.eye(5, batch_shape=3, k=1, xp=cp, dtype="float32")
         eyelike.eye(5, batch_shape=3, k=[0, 1, 2], xp=cp, dtype="int8")  # small
         eyelike.eye(9, batch_shape=3, k=[0, 1, 2], xp=cp, dtype="int8")  # 81 B
-    base = cp.zeros((3, 8, 5), dtype=cp.float32)
+    base = cp.zeros((3, 10, 5), dtype=cp.float32)
     eyelike.eye(5, batch_shape=3, k=1, out=base[:, ::2])  # element path
     assert cupy_kernels.kernel.cache_info().currsize == 4

@@ -140,6 +140,8 @@ def reference(
 
 
 def _object_array(k: Any) -> np.ndarray[Any, Any]:
+    if hasattr(k, "shape") and not isinstance(k, (np.ndarray, np.generic)):
+        k = to_numpy(k)  # CuPy refuses np.asarray; any library's array
     arr = np.empty(np.shape(k), dtype=object)
     flat = np.asarray(k, dtype=object).ravel().tolist()
     arr.ravel()[:] = [int(v) for v in flat]

@@ -92,7 +92,10 @@ def _refused_devices() -> list[Any]:
     return ["cuda:7", "no-such-device", object(), 3.5]
 
 
-@pytest.mark.parametrize("device", _refused_devices(), ids=repr)
+# Ids without an address: pytest-xdist's workers must collect the same names.
+@pytest.mark.parametrize(
+    "device", _refused_devices(), ids=["cuda:7", "no-such-device", "object", "3.5"]
+)
 def test_device_is_honoured_or_refused(xp: Any, device: Any) -> None:
     """No namespace drops a device it cannot honour: each refuses it naming
     ``device`` (a ValueError), before anything is built."""
@@ -110,7 +113,10 @@ def test_device_is_honoured_or_refused(xp: Any, device: Any) -> None:
         eyelike.eye(3, xp=xp, device=device)
 
 
-@pytest.mark.parametrize("device", _refused_devices(), ids=repr)
+# Ids without an address: pytest-xdist's workers must collect the same names.
+@pytest.mark.parametrize(
+    "device", _refused_devices(), ids=["cuda:7", "no-such-device", "object", "3.5"]
+)
 def test_dask_device_is_honoured_or_refused(device: Any) -> None:
     da = _lazy(np)
     with pytest.raises(ValueError, match="device must be None or 'cpu' for Dask"):

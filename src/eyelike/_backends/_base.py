@@ -295,8 +295,12 @@ class Backend:
             high = xp.asarray(hi, dtype=k.dtype, device=device)
             clamped = xp.where(k < low, low, xp.where(k > high, high, k))
         else:
-            clamped = xp.clip(k, lo, hi)
+            clamped = self._clip(k, lo, hi)
         return xp.astype(clamped, index)
+
+    def _clip(self, k: Any, lo: int, hi: int) -> Any:
+        """``clip(k, lo, hi)`` with bounds that fit ``k``'s type, for `_clamp`."""
+        return self._xp.clip(k, lo, hi)
 
     def _on_host(self, device: Any) -> bool:
         """Whether an output on ``device`` is in this machine's main memory

@@ -49,6 +49,12 @@ class DaskBackend(Backend):
     def _move_k(self, k: Any, device: Any) -> Any:
         return k  # one device: Dask reads k's blocks where it makes the output's
 
+    def _clip(self, k: Any, lo: int, hi: int) -> Any:
+        # Dask's own clip hands each chunk the bounds as Python ints;
+        # array-api-compat's makes them Dask arrays of NumPy chunks, which a
+        # k of CuPy chunks cannot meet in one ufunc (a TypeError at compute).
+        return _dask_array().clip(k, lo, hi)
+
     def to_numpy(self, x: Any) -> np.ndarray[Any, Any]:
         computed = x.compute()
         get = getattr(computed, "get", None)  # CuPy chunks
