@@ -106,7 +106,7 @@ def kernel(per_matrix: bool, wide: bool, vector: bool, small: bool = False) -> A
 
 def run(launch: Launch, out: Any, kk: Any, mat_size: int) -> None:
     """Run one launch of `plan` on ``out`` (per-matrix offsets in ``kk``)."""
-    args = arguments(launch)
+    args = list(arguments(launch))
     compiled = kernel(launch.per_matrix, launch.wide, launch.vector, launch.small)
     if not launch.vector:
         if kk is not None:
