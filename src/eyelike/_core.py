@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING, Any, SupportsIndex, overload
 
 from ._backends import DEFAULT, backend_of_array, backend_of_namespace
 from ._pipeline import eye as _pipeline_eye
+from ._validate.integers import dimension
 
 if TYPE_CHECKING:  # the types of the overloads (the rules: in _typing)
     import numpy as np
@@ -277,7 +278,15 @@ def eye(
         and order is None
         and (out is None or (xp is None and backend._short_out))
     ):
-        # The short path, which runs the gate (`admit`) first.
+        # The short path, which runs the gate (`admit`) first. A count in
+        # another form (a NumPy integer, a 0-d tensor) read here, by the
+        # rule the general path reads it with, and in its order (with no
+        # ``out``, the counts are its first step): then the same short path.
+        if out is None:
+            if type(n_rows) is not int:
+                n_rows = dimension(n_rows, "n_rows")
+            if n_cols is not None and type(n_cols) is not int:
+                n_cols = dimension(n_cols, "n_cols")
         batch = batch_shape
         if type(batch) is int:
             batch = (batch,)  # (the pipeline reads the caller's own)

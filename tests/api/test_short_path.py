@@ -766,7 +766,14 @@ def test_torch_short_path_takes_the_common_calls() -> None:
     assert not _compare_eye_like(torch.empty(0, 3), 0, None)  # empty: general
     assert not _compare_eye_like(torch.empty(3), 0, None)  # rank 1: general
     assert not _compare_eye_like(torch.empty(()), 0, None)  # rank 0: general
-    assert not _compare_eye(3, None, 0, "float32", xp=torch)  # a name: general
+    # Names, read once by the rules the general path reads them with:
+    assert _compare_eye(3, None, 0, "float32", xp=torch)
+    assert _compare_eye(3, None, 0, "int8", batch=(2,), xp=torch, device="cpu")
+    assert _compare_eye(3, None, 0, None, xp=torch, device="meta")
+    # what they cannot read, the general path says, in its words and order:
+    assert not _compare_eye(3, None, 0, "float8", xp=torch)
+    assert not _compare_eye(3, None, 0, None, xp=torch, device="no-such-device")
+    assert not _compare_eye(3, None, 0, None, xp=torch, device=0)  # an index
 
 
 @needs_torch

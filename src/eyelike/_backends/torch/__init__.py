@@ -34,6 +34,7 @@ from typing import Any
 import numpy as np
 
 from ..._validate import size as _size
+from ..._validate.dtypes import DTypeError
 from ..._validate.gate import admit, admit_traced
 from ..._validate.text import show
 from .._base import Backend, Build, Shape
@@ -273,6 +274,13 @@ class TorchBackend(Backend):
         # torch.eye parses no keyword faster).
         floating = False
         if dtype is not None:
+            if type(dtype) is str and not traced:
+                # A name, read once by the dtype rule (remembered per
+                # spelling: not under torch.compile, guard rule 2).
+                try:
+                    dtype = self.dtype(dtype, None)[0]
+                except DTypeError:
+                    return None  # the general path says why, in its order
             if type(dtype) is not torch.dtype:
                 return None
             floating = dtype.is_floating_point
@@ -287,7 +295,12 @@ class TorchBackend(Backend):
                 return None
             device = like.device
         elif device is not None and type(device) is not torch.device:
-            return None  # a name or an index: the general path reads it
+            if type(device) is not str:
+                return None  # an index: the general path reads it
+            try:
+                device = torch.device(device)  # checked on what is made
+            except RuntimeError:
+                return None  # not a device's name: the general path says so
         if per_matrix:
             return short_per_matrix_eye(torch, shape, k, dtype, device)
         # scalar_k's first case, at once: the client's own call (one count,

@@ -26,6 +26,10 @@ __all__ = [
 # Matrices up to this many elements are made once and copied over a batch;
 # the template is then at most 4 MiB beside the output (complex128).
 _SMALL_MATRIX = 1 << 18
+# Batches on CUDA past this many elements (in the first batch dimension's
+# matrices) are written in place; smaller ones are two launches either way,
+# and ``device.type`` costs 0.2 us, a few percent of a small call.
+_CUDA_IN_PLACE = 1 << 16
 # Per-matrix offsets (`per_matrix`): outputs up to this many elements, and
 # matrices narrower than this many columns, are the mask; others are written
 # by index, at most this many rows at a time. Measured on 2 cores, float32,
@@ -68,8 +72,14 @@ def scalar_k(
     # Indexed, not sliced: slicing a torch.Size costs ~0.2 us each time.
     n_rows, n_cols = shape[-2], shape[-1]
     batch = len(shape) > 2
-    if batch and n_rows * n_cols > _SMALL_MATRIX:
-        # A large matrix is not worth a template: write in place.
+    if batch and (
+        n_rows * n_cols > _SMALL_MATRIX
+        or (shape[0] * n_rows * n_cols > _CUDA_IN_PLACE and _on_cuda(device, out))
+    ):
+        # A large matrix is not worth a template: write in place. A large
+        # batch on CUDA neither: the memset is the GPU's fastest write, and
+        # on an H200 (256 MiB of 64x64 float32) zeros + diagonal fill took
+        # 0.76 of the time of eye + expand + clone (docs/bench-gpu.json).
         if out is None:
             out = torch.zeros(shape, dtype=dtype, device=device)
         else:
@@ -101,6 +111,15 @@ def scalar_k(
     # ``clone`` of an expanded view: a fresh, contiguous, writeable batch.
     # (The sizes one by one: a torch.Size or tuple costs torch ~2 us more.)
     return matrix.expand(*shape).clone() if batch else matrix
+
+
+def _on_cuda(device: Any, out: Any) -> bool:
+    """Whether the output is on a CUDA device (None: torch's default, CPU)."""
+    return (
+        bool(out.is_cuda)
+        if out is not None
+        else (device is not None and device.type == "cuda")
+    )
 
 
 def per_matrix(
