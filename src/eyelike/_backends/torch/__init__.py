@@ -274,9 +274,10 @@ class TorchBackend(Backend):
         # torch.eye parses no keyword faster).
         floating = False
         if dtype is not None:
-            if type(dtype) is str and not traced:
+            if not traced and type(dtype) is str:
                 # A name, read once by the dtype rule (remembered per
-                # spelling: not under torch.compile, guard rule 2).
+                # spelling: not under torch.compile, guard rule 2; nor is
+                # ``str`` read there, one guard more).
                 try:
                     dtype = self.dtype(dtype, None)[0]
                 except DTypeError:
