@@ -30,21 +30,34 @@ settings.register_profile(
 # EYELIKE_LIVE_REPORT=FILE: each test's start, outcome, time and failure,
 # written as it happens, so a run killed at its time limit (or by a crash)
 # still says what ran, what failed and where it stopped.
-_LIVE = os.environ.get("EYELIKE_LIVE_REPORT")
+# (Made absolute here: a test may change the working directory. A report
+# that cannot be written must not end the run it reports on.)
+_LIVE = (
+    os.path.abspath(os.environ["EYELIKE_LIVE_REPORT"])
+    if os.environ.get("EYELIKE_LIVE_REPORT")
+    else None
+)
+
+
+def _live(text: str) -> None:
+    if _LIVE:
+        try:
+            with open(_LIVE, "a") as f:
+                f.write(text)
+        except OSError:
+            pass
 
 
 def pytest_runtest_logstart(nodeid: str, location: Any) -> None:
-    if _LIVE:
-        with open(_LIVE, "a") as f:
-            f.write(f"start {nodeid}\n")
+    _live(f"start {nodeid}\n")
 
 
 def pytest_runtest_logreport(report: pytest.TestReport) -> None:
-    if _LIVE and (report.when == "call" or not report.passed):
-        with open(_LIVE, "a") as f:
-            f.write(f"{report.outcome} {report.duration:.2f}s {report.nodeid}\n")
-            if report.failed:
-                f.write(report.longreprtext[-4000:] + "\n")
+    if report.when == "call" or not report.passed:
+        text = f"{report.outcome} {report.duration:.2f}s {report.nodeid}\n"
+        if report.failed:
+            text += report.longreprtext[-4000:] + "\n"
+        _live(text)
 
 
 def _backend_params() -> list[Any]:

@@ -774,6 +774,8 @@ def test_torch_short_path_takes_the_common_calls() -> None:
     assert not _compare_eye(3, None, 0, "float8", xp=torch)
     assert not _compare_eye(3, None, 0, None, xp=torch, device="no-such-device")
     assert not _compare_eye(3, None, 0, None, xp=torch, device=0)  # an index
+    for hpu in ("hpu", torch.device("hpu")):  # no torch.hpu module here
+        assert not _compare_eye(3, None, 0, None, xp=torch, device=hpu)
 
 
 @needs_torch

@@ -181,7 +181,9 @@ def test_batches_on_cuda_are_written_in_place(
     from eyelike._backends.torch import build
 
     taken = []
-    monkeypatch.setattr(build, "_on_cuda", lambda device, out: not taken.append(1))
+    monkeypatch.setattr(
+        build, "_on_cuda", lambda torch, device, out: not taken.append(1)
+    )
     monkeypatch.setattr(build, "_CUDA_IN_PLACE", 0)
     for k in range(-4, 6):
         out = torch.full((2, 3, 4), 7.0) if with_out else None

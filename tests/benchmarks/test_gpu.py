@@ -538,10 +538,10 @@ esac
 @pytest.mark.parametrize(
     ("budget", "errors", "complete", "bench_exit", "want_exit"),
     [
-        (360, 0, True, 0, 0),
+        (350, 0, True, 0, 0),
         (100, 0, True, 0, 0),
-        (360, 1, True, 0, 5),
-        (360, 0, False, 124, 5),
+        (350, 1, True, 0, 5),
+        (350, 0, False, 124, 5),
     ],
 )
 def test_gpu_check_passes_a_time_limit_under_its_timeout(

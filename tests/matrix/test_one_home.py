@@ -89,12 +89,15 @@ def test_rank_limit_with_a_per_matrix_k_on_every_namespace(xp: Any) -> None:
 
 
 def _refused_devices() -> list[Any]:
-    return ["cuda:7", "no-such-device", object(), 3.5]
+    # ("hpu": a device type whose module torch's CPU build lacks.)
+    return ["cuda:7", "no-such-device", "hpu", object(), 3.5]
 
 
 # Ids without an address: pytest-xdist's workers must collect the same names.
 @pytest.mark.parametrize(
-    "device", _refused_devices(), ids=["cuda:7", "no-such-device", "object", "3.5"]
+    "device",
+    _refused_devices(),
+    ids=["cuda:7", "no-such-device", "hpu", "object", "3.5"],
 )
 def test_device_is_honoured_or_refused(xp: Any, device: Any) -> None:
     """No namespace drops a device it cannot honour: each refuses it naming
@@ -115,7 +118,9 @@ def test_device_is_honoured_or_refused(xp: Any, device: Any) -> None:
 
 # Ids without an address: pytest-xdist's workers must collect the same names.
 @pytest.mark.parametrize(
-    "device", _refused_devices(), ids=["cuda:7", "no-such-device", "object", "3.5"]
+    "device",
+    _refused_devices(),
+    ids=["cuda:7", "no-such-device", "hpu", "object", "3.5"],
 )
 def test_dask_device_is_honoured_or_refused(device: Any) -> None:
     da = _lazy(np)

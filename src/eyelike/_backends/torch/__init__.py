@@ -296,8 +296,10 @@ class TorchBackend(Backend):
                 return None
             device = like.device
         elif device is not None and type(device) is not torch.device:
-            if type(device) is not str:
-                return None  # an index: the general path reads it
+            if traced or type(device) is not str:
+                # An index; or a name while Dynamo traces, which would make
+                # a fake tensor of it unchecked: the general path reads it.
+                return None
             try:
                 device = torch.device(device)  # checked on what is made
             except RuntimeError:

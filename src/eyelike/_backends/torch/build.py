@@ -74,7 +74,9 @@ def scalar_k(
     batch = len(shape) > 2
     if batch and (
         n_rows * n_cols > _SMALL_MATRIX
-        or (shape[0] * n_rows * n_cols > _CUDA_IN_PLACE and _on_cuda(device, out))
+        or (
+            shape[0] * n_rows * n_cols > _CUDA_IN_PLACE and _on_cuda(torch, device, out)
+        )
     ):
         # A large matrix is not worth a template: write in place. A large
         # batch on CUDA neither: the memset is the GPU's fastest write, and
@@ -113,13 +115,14 @@ def scalar_k(
     return matrix.expand(*shape).clone() if batch else matrix
 
 
-def _on_cuda(device: Any, out: Any) -> bool:
-    """Whether the output is on a CUDA device (None: torch's default, CPU)."""
-    return (
-        bool(out.is_cuda)
-        if out is not None
-        else (device is not None and device.type == "cuda")
-    )
+def _on_cuda(torch: Any, device: Any, out: Any) -> bool:
+    """Whether the output is on a CUDA device (None: torch's default one,
+    which ``torch.set_default_device`` may have made a GPU)."""
+    if out is not None:
+        return bool(out.is_cuda)
+    if device is None:
+        device = torch.get_default_device()
+    return bool(device.type == "cuda")
 
 
 def per_matrix(

@@ -36,9 +36,10 @@ __all__ = [
 # How torch refuses a device, or a dtype on it, when making a tensor: its
 # C++ errors (NotImplementedError among them: no kernel for that device),
 # a build without that device type (AssertionError: "Torch not compiled
-# with CUDA enabled"), a dtype the device lacks (TypeError: MPS's float64).
+# with CUDA enabled"), a dtype the device lacks (TypeError: MPS's float64),
+# a device type whose module this build lacks (ImportError: "hpu").
 # The short paths build first and ask after: the general path says why.
-TORCH_REFUSALS = (RuntimeError, AssertionError, TypeError)
+TORCH_REFUSALS = (RuntimeError, AssertionError, TypeError, ImportError)
 
 
 def is_tensor_type(array_type: type) -> bool:
