@@ -26,9 +26,10 @@
 #      The script keeps itself under GPU_CHECK_BUDGET seconds (default 350;
 #      each step's `timeout -k 10` may add 10 s), so a first try and a rerun
 #      both fit in the session's 15 minutes of device time, machine starts
-#      (about 30 s on 2026-12-04) included. The tests get at most 210 s (the first run on an H200, 2026-12-04, with 280 s in all,
-#      had 150 s and finished half of them), with hypothesis's "gpu-check"
-#      profile (15 fixed examples a test); the benchmark what they leave, up
+#      (about 30 s on 2026-12-04) included. The tests get at most 210 s
+#      (the first run on an H200, 2026-12-04, with 280 s in all, had 150 s
+#      and finished half of them), with hypothesis's "gpu-check" profile
+#      (15 fixed examples a test); the benchmark what they leave, up
 #      to 120 s, and stops starting cases BENCH_MARGIN s (default 12) before
 #      its `timeout`, most important cases first.
 #
