@@ -113,8 +113,13 @@ def run(launch: Launch, out: Any, kk: Any, mat_size: int) -> None:
             args.append(kk)
         compiled(*args, out)
         return
-    # A raw array keeps its own ndim in the kernel: pass a 1-D view.
-    flat = out.reshape(-1)[launch.start * mat_size : launch.stop * mat_size]
+    # A raw array keeps its own ndim in the kernel: pass a 1-D view, sliced
+    # only where this launch is one of several (each view is host time).
+    flat = out.reshape(-1)
+    if launch.start or launch.stop * mat_size < flat.size:
+        flat = flat[launch.start * mat_size : launch.stop * mat_size]
+        if kk is not None:
+            kk = kk[launch.start : launch.stop]
     if kk is not None:
-        args.append(kk[launch.start : launch.stop])
+        args.append(kk)
     compiled(*args, flat, size=launch.threads)
