@@ -188,12 +188,14 @@ class CuPyLib(Lib):
         return peers
 
     def _probes(self, case: GpuCase) -> list[Peer]:
-        """Why the kernel is where it is (the first H200 run: a third of the
-        memset): eyelike's element path on the same output (one coalesced
-        store per element), and zeros written as the vector path writes
-        them (each thread 4 x 16 B of its own 64 B, so each store instruction
-        of a warp spans 2 KiB) and as a warp-coalesced loop would (store j
-        of lane l at 512 j + 16 l of the warp's 2 KiB)."""
+        """The store patterns behind the kernel's speed, side by side with
+        it: eyelike's element path on the same output (one store per
+        element), and zeros written by a bare kernel as the vector path
+        wrote them until 2026-12-04 (each thread 4 x 16 B of its own 64 B,
+        so each store instruction of a warp spans 2 KiB: a third of the
+        memset's speed on an H200) and as it writes them now, coalesced
+        across the warp (store j of lane l at 512 j + 16 l of the warp's
+        2 KiB: the memset's speed)."""
         from eyelike._backends.cupy.kernels import run
         from eyelike._backends.cupy.planning import plan
 

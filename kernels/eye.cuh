@@ -12,9 +12,10 @@
 //     memory layout of the output;
 //   * the vector path (`eyelike_vector`, `eyelike_vector_batched_k`,
 //     `eyelike_vector_batched_k_small`): for a C-contiguous output, each
-//     thread writes one 64-byte chunk as four aligned 16-byte stores,
-//     finding the chunk's ones instead of testing every element (see "The
-//     vector path" below).
+//     thread finds the ones of one 64-byte chunk instead of testing every
+//     element, and the 32 threads of a warp write their 2 KiB together as
+//     four warp-wide runs of aligned 16-byte stores (see "The vector path"
+//     below).
 //
 // Host-side contract (done in Python before launching):
 //   * the output has shape (..., R, C) and size > 0; k has been clamped into
@@ -26,7 +27,10 @@
 //     alike. The index type I is `int` when B*R*C < 2**31, else `long long`,
 //     so the only division is 32-bit whenever the output allows it;
 //   * vector path: the output is C-contiguous, its address a multiple of the
-//     element size; the unsigned index type U is `unsigned int` when
+//     element size; the launch has a multiple of 32 threads in blocks of a
+//     multiple of 32 (CuPy's loop index i then numbers a warp's lanes
+//     32w .. 32w + 31, and every lane of a warp runs the operation: its
+//     warp-wide exchange needs all 32); the unsigned index type U is `unsigned int` when
 //     the launch's B*R*C < 2**31 (a larger output of smaller matrices is
 //     filled by several launches over slices of whole matrices), and
 //     `unsigned long long` only for matrices of R*C >= 2**31; the launch
@@ -100,8 +104,14 @@ EYELIKE_DEVICE inline OutT eyelike_value(IdxT r, IdxT n_cols, IdxT k) {
 // repeating pattern (`rep`, from the host) instead, and per-matrix k
 // (`eyelike_vector_batched_k_small`) ORs in the ones of every matrix the
 // chunk touches, each one's whole matrix of bits made in registers from its
-// k (at most N / (R*C) + 2 reads of kk per chunk). The mask becomes sixteen
-// 32-bit words in registers and four 16-byte stores. All index arithmetic
+// k (at most N / (R*C) + 2 reads of kk per chunk). The warp then writes its
+// 32 chunks (2 KiB) as four runs of 512 contiguous bytes: in run j, lane l
+// stores 16-byte piece l % 4 of chunk 8j + l / 4, its bits shuffled over
+// from the lane that found them (`eyelike_store_warp`). A warp's store
+// instruction thus fills whole 128-byte lines; a thread storing its own 64
+// bytes would spread each instruction over 16 lines in 16-byte halves of
+// sectors, which ran at a third of the memory's bandwidth on an H200. All
+// index arithmetic
 // is unsigned (no sign fix-ups), in U: every value it forms stays below
 // 2**32 in a 32-bit launch (fewer than 2**31 elements), and below 2**64 in
 // a 64-bit one.
@@ -109,11 +119,33 @@ EYELIKE_DEVICE inline OutT eyelike_value(IdxT r, IdxT n_cols, IdxT k) {
 // Chunks are counted from the 16-byte boundary at or before the output's
 // first element (`head` elements before it), so the stores are aligned for
 // any element-aligned address; the first and last chunk may be partial and
-// are written element by element (`eyelike_vector_edge`).
+// are written element by element (`eyelike_vector_edge`), by the lane that
+// owns them; the warp's stores skip their pieces.
 // ---------------------------------------------------------------------------
 
-// Bytes a thread writes per step, as four 16-byte stores.
+// Bytes whose ones a thread finds per step; its warp stores them as 16-byte
+// pieces.
 #define EYELIKE_CHUNK_BYTES 64u
+
+// The warp-wide exchange of the vector path: which lanes hold a full chunk
+// (bit l for lane l), and lane `lane`'s chunk mask. Every lane of the warp
+// calls them. A host build (the CPU test shim) defines them itself, running
+// a warp's lanes in turn, twice: once to record each lane's values, once to
+// answer from the record.
+#ifdef __CUDA_ARCH__
+EYELIKE_DEVICE inline unsigned int eyelike_warp_ballot(bool full) {
+  return __ballot_sync(0xffffffffu, full);
+}
+template <typename MaskT>
+EYELIKE_DEVICE inline MaskT eyelike_warp_shuffle(MaskT mask,
+                                                 unsigned int lane) {
+  return __shfl_sync(0xffffffffu, mask, lane);
+}
+#else
+unsigned int eyelike_warp_ballot(bool full);
+template <typename MaskT>
+MaskT eyelike_warp_shuffle(MaskT mask, unsigned int lane);
+#endif
 
 // High word of the double-width product.
 EYELIKE_DEVICE inline unsigned int eyelike_mulhi(unsigned int a,
@@ -368,33 +400,85 @@ struct alignas(16) eyelike_vec16 {
   unsigned int x, y, z, w;
 };
 
-// Writes the 64-byte chunk at dst (16-byte aligned) from its mask.
-template <typename OutT, typename MaskT>
-EYELIKE_DEVICE inline void eyelike_store_chunk(OutT* dst, MaskT mask) {
+// Writes the 16-byte piece at dst (16-byte aligned) from its bits: bit d for
+// element d (bits past the piece's 16 / sizeof(T) elements: anything); one:
+// T(1)'s words.
+template <typename OutT>
+EYELIKE_DEVICE inline void eyelike_store_piece(
+    OutT* dst, unsigned int bits, const eyelike_one_words<OutT>& one) {
   constexpr unsigned int size = static_cast<unsigned int>(sizeof(OutT));
-  const eyelike_one_words<OutT> one = eyelike_one_bits<OutT>();
-  unsigned int w[16];
-  for (unsigned int j = 0; j < 16u; ++j) {
+  unsigned int w[4];
+  for (unsigned int j = 0; j < 4u; ++j) {
     if constexpr (size == 1u) {
-      // 4 mask bits -> bytes of 0 or 1: x * 0x204081 puts bit i of x at bit
-      // 8i (the four copies do not overlap), then scale to T(1)'s byte.
-      const unsigned int x = static_cast<unsigned int>(mask >> (4u * j)) & 15u;
+      // 4 bits -> bytes of 0 or 1: x * 0x204081 puts bit i of x at bit 8i
+      // (the four copies do not overlap), then scale to T(1)'s byte.
+      const unsigned int x = (bits >> (4u * j)) & 15u;
       w[j] = ((x * 0x00204081u) & 0x01010101u) * one.w[0];
     } else if constexpr (size == 2u) {
-      // 2 mask bits -> halves of 0 or 1 (x * 0x8001 puts bit 1 at bit 16).
-      const unsigned int x = static_cast<unsigned int>(mask >> (2u * j)) & 3u;
+      // 2 bits -> halves of 0 or 1: x * 0x8001 puts bit 1 at bit 16, and
+      // keeps bit 0, for any x < 2**15 (x + (x << 15) has no carry).
+      const unsigned int x = (bits & 0xffu) >> (2u * j);
       w[j] = ((x * 0x00008001u) & 0x00010001u) * one.w[0];
     } else {
       // Word j belongs to element j / (size / 4).
       constexpr unsigned int per = size / 4u;
-      w[j] = ((mask >> (j / per)) & 1u) != 0u ? one.w[j % per] : 0u;
+      w[j] = ((bits >> (j / per)) & 1u) != 0u ? one.w[j % per] : 0u;
     }
   }
-  eyelike_vec16* v = reinterpret_cast<eyelike_vec16*>(dst);
+  *reinterpret_cast<eyelike_vec16*>(dst) = eyelike_vec16{w[0], w[1], w[2], w[3]};
+}
+
+// The warp's 32 chunks, from chunk i - lane on (2 KiB), written as four runs
+// of 512 contiguous bytes: in run j, lane l stores piece l % 4 of chunk
+// 8j + l / 4 of the warp, with that chunk's mask from the lane that made it.
+// All: every chunk of the warp is full (fulls, the warp's ballot, is all
+// ones), so the warp's first element is at or past the output's and each
+// lane's four pieces lie at fixed distances from its first. Otherwise the
+// pieces of partial chunks are left to their owners (`eyelike_vector_edge`).
+template <bool All, unsigned int NChunk, typename OutT, typename UIntT,
+          typename MaskT>
+EYELIKE_DEVICE inline void eyelike_store_runs(OutT* out, UIntT i, UIntT head,
+                                              unsigned int fulls, MaskT mask) {
+  constexpr unsigned int n_piece = NChunk / 4u;  // elements per 16 bytes
+  const unsigned int lane = static_cast<unsigned int>(i) & 31u;
+  // The warp's first element: below the output's (wrapped, unsigned) only
+  // for the first warp of an output with a head, never with All.
+  const UIntT base = (i - lane) * NChunk - head;
+  OutT* const first = out + (base + lane * n_piece);
+  const unsigned int shift = (lane & 3u) * n_piece;
+  const eyelike_one_words<OutT> one = eyelike_one_bits<OutT>();
   for (unsigned int j = 0; j < 4u; ++j) {
-    v[j] = eyelike_vec16{w[4u * j], w[4u * j + 1u], w[4u * j + 2u],
-                         w[4u * j + 3u]};
+    const unsigned int owner = 8u * j + (lane >> 2);
+    const MaskT bits = eyelike_warp_shuffle<MaskT>(mask, owner);
+    if (All || ((fulls >> owner) & 1u) != 0u) {
+      eyelike_store_piece<OutT>(
+          All ? first + 32u * j * n_piece
+              : out + (base + (32u * j + lane) * n_piece),
+          static_cast<unsigned int>(bits >> shift), one);
+    }
   }
+}
+
+// A warp with a partial chunk (the first and last warp of a launch, and in
+// 64-bit launches the rare warps with a chunk across matrices): out of line,
+// so that the common path carries no test per piece.
+template <unsigned int NChunk, typename OutT, typename UIntT, typename MaskT>
+EYELIKE_NOINLINE EYELIKE_DEVICE void eyelike_store_some(OutT* out, UIntT i,
+                                                        UIntT head,
+                                                        unsigned int fulls,
+                                                        MaskT mask) {
+  eyelike_store_runs<false, NChunk>(out, i, head, fulls, mask);
+}
+
+template <unsigned int NChunk, typename OutT, typename UIntT, typename MaskT>
+EYELIKE_DEVICE inline void eyelike_store_warp(OutT* out, UIntT i, UIntT head,
+                                              bool full, MaskT mask) {
+  const unsigned int fulls = eyelike_warp_ballot(full);
+  if (fulls != 0xffffffffu) {
+    eyelike_store_some<NChunk>(out, i, head, fulls, mask);
+    return;
+  }
+  eyelike_store_runs<true, NChunk>(out, i, head, fulls, mask);
 }
 
 // A partial chunk: elements first .. first + count - 1, written to dst[0..]
@@ -418,11 +502,13 @@ EYELIKE_NOINLINE EYELIKE_DEVICE void eyelike_vector_edge(OutT* dst,
   }
 }
 
-// What thread i writes: chunk i counted from the 16-byte boundary at or
-// before the output (its first element is p - head), clipped to the output.
-// A full chunk (four vector stores) lies at place `at`; a partial one (the
-// first and last chunk, and in 64-bit launches the rare chunks that cross
-// matrices) is written element by element.
+// Thread i's chunk: chunk i counted from the 16-byte boundary at or before
+// the output (its first element is p - head), clipped to the output. A full
+// chunk (four 16-byte pieces, stored by its warp) lies at place `at`; a
+// partial one (the first and last chunk, and in 64-bit launches the rare
+// chunks that cross matrices) is written element by element, and a chunk
+// past the output (a lane that rounds the launch up to whole warps) not at
+// all.
 template <typename UIntT>
 struct eyelike_chunk {
   UIntT p;
@@ -461,12 +547,13 @@ EYELIKE_DEVICE inline eyelike_range<UIntT> eyelike_edge_range(
     const eyelike_grid<UIntT>& s, UIntT p) {
   const UIntT first = p < s.head ? UIntT(0) : p - s.head;
   const UIntT stop = p + NChunk - s.head < s.n ? p + NChunk - s.head : s.n;
-  return {first, stop - first};
+  return {first, stop > first ? stop - first : UIntT(0)};
 }
 
-// One thread's work: chunk i, full or partial. Small: per-matrix k over
-// matrices smaller than a chunk (eyelike_small_chunk_mask), a kernel of its
-// own so that the others carry neither its loop nor a branch to it.
+// One thread's work: chunk i's mask, or its elements if it is partial, then
+// its share of the warp's stores. Small: per-matrix k over matrices smaller
+// than a chunk (eyelike_small_chunk_mask), a kernel of its own so that the
+// others carry neither its loop nor a branch to it.
 template <bool Small, typename OutT, typename UIntT, typename DiagsT>
 EYELIKE_DEVICE inline void eyelike_vector_step(OutT* out, UIntT i,
                                                const eyelike_grid<UIntT>& s,
@@ -474,21 +561,22 @@ EYELIKE_DEVICE inline void eyelike_vector_step(OutT* out, UIntT i,
   constexpr unsigned int n_chunk =
       EYELIKE_CHUNK_BYTES / static_cast<unsigned int>(sizeof(OutT));
   constexpr bool crosses = sizeof(UIntT) == 4u;
+  typedef typename eyelike_mask_of<n_chunk>::type MaskT;
   const eyelike_chunk<UIntT> c = eyelike_chunk_of<n_chunk>(s, i);
+  MaskT mask = 0u;
   if (!c.full) {
     const eyelike_range<UIntT> r = eyelike_edge_range<n_chunk>(s, c.p);
-    eyelike_vector_edge<OutT, UIntT, DiagsT>(out + r.first, r.first, r.count,
-                                             s.mat_size, s.step, diags);
-    return;
-  }
-  if constexpr (Small) {
-    eyelike_store_chunk<OutT>(out + (c.p - s.head),
-                              eyelike_small_chunk_mask<n_chunk>(s, c.at, diags));
+    if (r.count != 0u) {
+      eyelike_vector_edge<OutT, UIntT, DiagsT>(out + r.first, r.first,
+                                               r.count, s.mat_size, s.step,
+                                               diags);
+    }
+  } else if constexpr (Small) {
+    mask = eyelike_small_chunk_mask<n_chunk>(s, c.at, diags);
   } else {
-    eyelike_store_chunk<OutT>(
-        out + (c.p - s.head),
-        eyelike_chunk_mask<n_chunk, crosses>(s, c.at, diags));
+    mask = eyelike_chunk_mask<n_chunk, crosses>(s, c.at, diags);
   }
+  eyelike_store_warp<n_chunk, OutT>(out, i, s.head, c.full, mask);
 }
 
 // The kernel operation for scalar k (diagonal extent lo/end from the host).

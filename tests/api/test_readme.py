@@ -48,8 +48,9 @@ def test_performance_rows_are_those_of_the_committed_run() -> None:
 
 def test_gpu_figures_are_those_of_the_committed_run() -> None:
     """The README's GPU sentence quotes docs/bench-gpu.json: the range of
-    ``zeros`` + diagonal fill over eyelike on CuPy, and of the per-matrix
-    idioms' times over eyelike's."""
+    eyelike's time over ``cupy.zeros``'s with one k per call (every dtype,
+    256 MiB and more), of ``zeros`` + diagonal fill over eyelike on CuPy,
+    and of the per-matrix idioms' times over eyelike's."""
     data = json.loads((REPO / "docs" / "bench-gpu.json").read_text())["rows"]
     rows = [r for r in data if r["x_eyelike"] is not None]  # not the cases not run
 
@@ -63,7 +64,15 @@ def test_gpu_figures_are_those_of_the_committed_run() -> None:
         if "k=b%" in r["case"] and r["backend"] == "cupy" and "(limit)" not in r["peer"]
         and r["peer"] != "eyelike"
     ]  # fmt: skip
-    assert f"takes {span(diag, 2)} of its time" in README
+    limit = [
+        r["x_limit"]
+        for r in rows
+        if r["backend"] == "cupy" and r["peer"] == "eyelike" and "k=" not in r["case"]
+        and r["GB_per_s"] and r["per_call_us"] * r["GB_per_s"] * 1e3 > 0.99 * 2**28
+    ]  # fmt: skip
+    assert len(limit) == 17  # 15 dtypes at 256 MiB, and the two 1 GiB cases
+    assert f"in {span(limit, 2)}x the\ntime of `cupy.zeros`" in README
+    assert f"takes\n{span(diag, 2)}x its time" in README
     assert f"beats both idioms, {span(per_matrix, 1)}x" in README
 
 

@@ -18,15 +18,18 @@ Method: the cubin NVRTC builds from the very source CuPy generates
 count is the longest path through the kernel's control flow from entry to
 EXIT, with every loop run once (CuPy's grid-stride loop runs once per thread
 here: a launch has as many threads as chunks) and every predicated
-instruction counted as issued. The partial chunks' routine (called, never
-inlined) is left out: the first and last thread of a launch run it, and in
-64-bit launches the chunks that cross a matrix boundary (once per 2**25
-chunks at most). The count is divided by the 64 bytes a thread writes.
+instruction counted as issued. The partial chunks' routine and the partial
+warps' store routine (called, never inlined) are left out: the first and last
+thread (warp) of a launch run them, and in 64-bit launches the chunks (warps)
+that cross a matrix boundary (once per 2**25 chunks at most). The count is
+divided by the 64 bytes whose ones a thread finds and whose share of its
+warp's stores (four 16-byte pieces) it writes.
 """
 
 from __future__ import annotations
 
 import concurrent.futures
+import re
 
 import pytest
 from helpers import kernel_build as kb
@@ -148,25 +151,35 @@ def test_sass_small_matrices_per_matrix_cost(
 
 
 @pytest.mark.parametrize("variant", VECTOR, ids=lambda v: f"sass-shape-{v.id}")
-def test_sass_vector_kernel_stores_16_bytes_and_runs_edges_out_of_line(
+def test_sass_vector_kernel_stores_warp_runs_and_runs_edges_out_of_line(
     sass: dict[kb.Variant, str], variant: kb.Variant
 ) -> None:
     """What the count assumes: the kernel writes with 16-byte global stores
-    only, four per chunk (the compiler may keep two copies of the loop, one
-    per uniform branch), calls the partial chunks' routine instead of
-    inlining it, and has no local-memory traffic (the small-matrix kernel's
-    loop included)."""
+    only, at a lane's first piece and 512, 1024 and 1536 bytes past it (the
+    warp's four runs of 512 contiguous bytes: whole lines per instruction;
+    the compiler may repeat them in the shuffles' fallback for a diverged
+    warp, which a converged warp never takes), calls the partial chunks'
+    routine and the partial warps' one instead of inlining them, and has no
+    local-memory traffic (the small-matrix kernel's loop included)."""
     name = kb.generated_source(variant)[0]
     functions = kb.functions(sass[variant])
-    ops = [i.opcode for i in functions[name][0]]
-    stores = [op for op in ops if op.startswith(("STG", "ST.", "STS"))]
-    assert stores, ops
-    assert set(stores) == {"STG.E.128"}, stores
-    assert len(stores) % 4 == 0
+    instrs = functions[name][0]
+    stores = [i for i in instrs if i.opcode.startswith(("STG", "ST.", "STS"))]
+    assert stores, [i.text for i in instrs]
+    assert {i.opcode for i in stores} == {"STG.E.128"}, [i.text for i in stores]
+    offsets = {
+        int(m.group(1), 16) if m else 0
+        for m in (_OFFSET.search(i.text) for i in stores)
+    }
+    assert offsets == {0, 0x200, 0x400, 0x600}, [i.text for i in stores]
     routines = [f for f in functions if f.startswith(f"${name}$")]
-    assert any("eyelike_vector_edge" in f for f in routines), sorted(functions)
-    assert sum(op.startswith("CALL") for op in ops) >= 1
-    assert not any(op.startswith(("LDL", "STL")) for op in ops)
+    for routine in ("eyelike_vector_edge", "eyelike_store_some"):
+        assert any(routine in f for f in routines), sorted(functions)
+    assert sum(i.opcode.startswith("CALL") for i in instrs) >= 2
+    assert not any(i.opcode.startswith(("LDL", "STL")) for i in instrs)
+
+
+_OFFSET = re.compile(r"\]\[R\d+\.64\+(0x[0-9a-f]+)\]")
 
 
 def test_sass_table(sass: dict[kb.Variant, str]) -> None:

@@ -519,7 +519,7 @@ def test_plan_chooses_the_path_and_constants() -> None:
                     assert (got.start, got.stop, got.wide) == (0, b, False)
                     values = dict(got.scalars)
                     assert values["head"] == head
-                    assert got.threads == -(-(size + head) // chunk)
+                    assert got.threads == whole_warps(-(-(size + head) // chunk))
                     assert values["n"] == size
                     (base,) = plan(shape, k, itemsize, contiguous=True, address=4096)
                     assert got.scalars == tuple(
@@ -861,7 +861,10 @@ def chunk_samples(
     matrix boundary the launch has near its ends and middle, random ones."""
     values = dict(launch.scalars)
     head, n = values["head"], values["n"]
-    threads = launch.threads
+    # The chunks that hold elements (the last warp's lanes past them, which
+    # write nothing, are the V and W commands' part: the guards).
+    threads = -(-(n + head) // chunk)
+    assert launch.threads == whole_warps(threads)
     picks = {0, 1, threads - 2, threads - 1, threads // 2}
     mats = launch.stop - launch.start
     for b in {1, 2, mats // 2, mats - 1, rng.randrange(1, max(mats, 2))}:
@@ -869,8 +872,13 @@ def chunk_samples(
             e = b * mat + head  # boundary, counted from the 16-byte boundary
             picks |= {e // chunk - 1, e // chunk, e // chunk + 1}
     picks |= {rng.randrange(threads) for _ in range(6)}
-    assert threads == -(-(n + head) // chunk)
     return sorted(i for i in picks if 0 <= i < threads)
+
+
+def whole_warps(chunks: int) -> int:
+    """A vector launch's threads: one per chunk, rounded up to whole warps
+    of 32 (every lane of a warp takes part in the warp's stores)."""
+    return -(-chunks // 32) * 32
 
 
 def test_vector_samples_beyond_int32(shim: Path) -> None:
@@ -968,6 +976,26 @@ def test_shim_rejects_vector_input_the_host_never_sends(shim: Path, line: str) -
         [str(shim)], input="O uint8 01\n" + line + "\n", capture_output=True, text=True
     )
     assert proc.returncode == 2, (proc.stdout, proc.stderr)
+
+
+def test_shim_runs_whole_warps_only(shim: Path) -> None:
+    """The warp-wide stores need every lane of a warp: a launch `plan`
+    rounds to whole warps runs, and the same launch one thread short is
+    refused (the shim's two-pass warp would otherwise be checked on lanes
+    CuPy never runs)."""
+    launch = vector_launch((3, 5, 7), 1, "float32", 0)
+    assert launch.threads % 32 == 0
+    line = f"V float32 32 3 5 7 s 1 threads={{}} {named(launch.scalars)}"
+    ok = run_shim(shim, [line.format(launch.threads)])
+    assert len(ok) == 1
+    proc = subprocess.run(
+        [str(shim)],
+        input=line.format(launch.threads - 1) + "\n",
+        capture_output=True,
+        text=True,
+    )
+    assert proc.returncode == 2, (proc.stdout, proc.stderr)
+    assert "whole warps" in proc.stderr
 
 
 def nvcc_arch(nvcc: str) -> str:

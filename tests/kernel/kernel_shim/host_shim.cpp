@@ -30,7 +30,8 @@
 //       (mode and k as for E; <name>=<v>: every scalar parameter of the
 //       kernel, `head` included; small=<w,...>: the element widths in bytes
 //       for which `plan` chose the small-matrix kernel, per-matrix k only.)
-//       Runs the operation for i in [0, t) on an output whose address is
+//       Runs the operation for i in [0, t), warp by warp (t: whole warps),
+//       on an output whose address is
 //       `head` elements past a 16-byte boundary, in a buffer filled with
 //       0xA5; kk ends where an inaccessible page begins.
 //       -> hex of the buffer from 64 bytes before that boundary to 64 bytes
@@ -109,6 +110,56 @@ using complex = std::complex<X>;
 // Empty: plain host functions. Must come before the include.
 #define EYELIKE_DEVICE
 #include "eye.cuh"
+
+// The vector path's warp-wide exchange (eye.cuh declares it for host
+// builds). The shim runs each warp's 32 lanes in turn, twice: the first
+// pass records every lane's full flag and chunk mask (and stores nothing,
+// its ballot answering "no lane is full"); the second answers from the
+// record, as __ballot_sync and __shfl_sync would. A partial chunk's owner
+// writes its elements in both passes, the same values.
+struct WarpRecord {
+  bool recording = false;
+  unsigned int lane = 0;
+  unsigned int fulls = 0;
+  unsigned long long masks[32] = {};
+};
+WarpRecord g_warp;
+
+unsigned int eyelike_warp_ballot(bool full) {
+  if (g_warp.recording) {
+    g_warp.fulls |= static_cast<unsigned int>(full) << g_warp.lane;
+    return 0u;
+  }
+  return g_warp.fulls;
+}
+
+template <typename MaskT>
+MaskT eyelike_warp_shuffle(MaskT mask, unsigned int lane) {
+  if (lane >= 32u) {
+    std::fprintf(stderr, "host_shim: shuffle from lane %u\n", lane);
+    std::exit(2);
+  }
+  if (g_warp.recording) {
+    g_warp.masks[g_warp.lane] = mask;
+    return MaskT(0);
+  }
+  return static_cast<MaskT>(g_warp.masks[lane]);
+}
+
+// CuPy's loop over a vector launch, warp by warp in the two passes above;
+// `i` is ptrdiff_t as in CUPY_FOR. The host launches whole warps.
+#define EYELIKE_WARPS(threads, OP)                                  \
+  if ((threads) % 32 != 0) fail("a vector launch is whole warps");  \
+  for (std::ptrdiff_t w = 0; w < (threads); w += 32) {              \
+    for (int pass = 0; pass < 2; ++pass) {                          \
+      g_warp.recording = pass == 0;                                 \
+      if (pass == 0) g_warp.fulls = 0u;                             \
+      for (std::ptrdiff_t i = w; i < w + 32; ++i) {                 \
+        g_warp.lane = static_cast<unsigned int>(i - w);             \
+        OP                                                          \
+      }                                                             \
+    }                                                               \
+  }
 
 // The backend's operation strings, exactly as it holds them: the test makes
 // a header of them (tests/kernel/test_kernel_source.py, ops_header) and
@@ -336,9 +387,7 @@ void run_vector_op(unsigned char* dst, const Case& c,
   if (small_kernel<T>(c)) {
     const U n_rows = u("n_rows");
     FakeArray<const K> kk{kk_store.data()};
-    for (std::ptrdiff_t i = 0; i < c.threads; ++i) {
-      EYELIKE_OP_VECTOR_PER_SMALL_MATRIX
-    }
+    EYELIKE_WARPS(c.threads, EYELIKE_OP_VECTOR_PER_SMALL_MATRIX)
     return;
   }
   const U step_magic = u("step_magic");
@@ -346,17 +395,13 @@ void run_vector_op(unsigned char* dst, const Case& c,
   if (c.per_matrix) {
     const U n_rows = u("n_rows");
     FakeArray<const K> kk{kk_store.data()};
-    for (std::ptrdiff_t i = 0; i < c.threads; ++i) {
-      EYELIKE_OP_VECTOR_PER_MATRIX
-    }
+    EYELIKE_WARPS(c.threads, EYELIKE_OP_VECTOR_PER_MATRIX)
   } else {
     const U lo = u("lo");
     const U end = u("end");
     const unsigned long long rep_lo = scalar(c, "rep_lo");
     const unsigned long long rep_hi = scalar(c, "rep_hi");
-    for (std::ptrdiff_t i = 0; i < c.threads; ++i) {
-      EYELIKE_OP_VECTOR
-    }
+    EYELIKE_WARPS(c.threads, EYELIKE_OP_VECTOR)
   }
 }
 
@@ -416,8 +461,9 @@ std::string sweep_dtype(const Case& c, const std::string& dt, Case& run) {
   // What `plan` gives for an address `head` elements past a boundary.
   const long long head = c.cycle % static_cast<long long>(16 / size);
   run.scalars["head"] = static_cast<unsigned long long>(head);
-  run.threads =
+  const long long chunks =
       ((c.size + head) * static_cast<long long>(size) + 63) / 64;
+  run.threads = (chunks + 31) / 32 * 32;  // whole warps
   Arena a;
   a.reset(head * size, static_cast<std::size_t>(c.size) * size);
   unsigned char* out = a.boundary + head * size;

@@ -4,8 +4,9 @@ makes one launch of `plan` with it.
 
 Two kernel families. The vector path (``eyelike_eye_vector*``) serves every
 C-contiguous output, for either k mode and any matrix size: each thread
-writes one 64-byte chunk as four aligned 16-byte stores, finding the
-chunk's ones from launch constants (per-matrix k over matrices under one
+finds the ones of one 64-byte chunk from launch constants, and each warp
+stores its 32 chunks as runs of aligned 16-byte pieces, 512 contiguous
+bytes a store instruction (per-matrix k over matrices under one
 chunk has a kernel of its own, whose chunks span several matrices). The
 element path (``eyelike_eye*``) serves strided and transposed outputs, one
 thread per element. ``planning.py`` beside this module picks the path and
@@ -122,4 +123,6 @@ def run(launch: Launch, out: Any, kk: Any, mat_size: int) -> None:
             kk = kk[launch.start : launch.stop]
     if kk is not None:
         args.append(kk)
-    compiled(*args, flat, size=launch.threads)
+    # Blocks of whole warps (CuPy's default, named: the kernel's warp-wide
+    # stores rely on it), and a thread count of whole warps (`plan`).
+    compiled(*args, flat, size=launch.threads, block_size=128)

@@ -24,6 +24,7 @@ from .constants import (
 )
 
 _INT32_LIMIT = 2**31  # I = int iff the flat index fits in it
+WARP = 32  # threads that store a vector launch's chunks together
 
 __all__ = [
     "Launch",
@@ -152,8 +153,8 @@ class Launch:
     scalars
         Its scalar arguments, ``(name, value)`` in parameter order.
     threads
-        The vector path's thread count (CuPy's ``size=``); 0 for the
-        element path.
+        The vector path's thread count (CuPy's ``size=``): one per chunk,
+        rounded up to whole warps; 0 for the element path.
     start, stop
         The matrices (of the flattened batch) it fills.
     small
@@ -264,7 +265,9 @@ def _plan(
         first = address + start * mat_size * itemsize
         head = (first % VECTOR_BYTES) // itemsize
         elements = (stop - start) * mat_size
-        threads = -(-(elements + head) * itemsize // CHUNK_BYTES)
+        # Whole warps: every lane of a warp takes part in its stores.
+        chunks = -(-(elements + head) * itemsize // CHUNK_BYTES)
+        threads = -(-chunks // WARP) * WARP
         scalars = vector_scalars(
             n_rows, n_cols, stop - start, k, 64 if wide else 32, head, small
         )
