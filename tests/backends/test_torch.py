@@ -46,6 +46,23 @@ def test_per_matrix_k_under_fake_tensor_mode() -> None:
         assert got.shape == (4, 3, 3)
 
 
+@pytest.mark.skipif(
+    torch.cuda.is_available(), reason="needs a machine where CUDA is not usable"
+)
+@pytest.mark.parametrize("device", ["cuda", "cuda:0", "torch.device('cuda')"])
+@pytest.mark.parametrize("dtype", [None, "float32", "int64"])
+def test_fake_cuda_tensor_proves_no_cuda(device: str, dtype: str | None) -> None:
+    """The short path takes a tensor made on CUDA as proof that CUDA works,
+    but only a plain eager tensor: a FakeTensorMode makes CUDA tensors on a
+    machine without CUDA, and such a call is refused naming the device, as
+    the general path refuses it, never returned as made."""
+    from torch._subclasses.fake_tensor import FakeTensorMode
+
+    dev = torch.device("cuda") if device.startswith("torch") else device
+    with FakeTensorMode(), pytest.raises(ValueError, match="no usable CUDA device"):
+        eyelike.eye(3, xp=torch, device=dev, dtype=dtype)
+
+
 def test_per_matrix_k_values_unchanged_on_real_tensors() -> None:
     """The mask path taken for shape-only tensors must not change the
     values of real ones (the index path)."""

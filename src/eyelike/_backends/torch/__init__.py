@@ -341,7 +341,15 @@ class TorchBackend(Backend):
             return None
         if like is not None or device is None or made.is_cpu or made.is_meta:
             return made
-        return made if made.is_cuda and torch.cuda.is_available() else None
+        # A plain tensor made eagerly on CUDA proves CUDA works; a fake one
+        # (torch.compile's, a FakeTensorMode's) proves nothing, and
+        # torch.cuda.is_available() costs ~1-4 us a call (it reads the
+        # environment each time).
+        if made.is_cuda and (
+            (not traced and type(made) is torch.Tensor) or torch.cuda.is_available()
+        ):
+            return made
+        return None
 
     def eye(self, build: Build) -> Any:
         of = build.like if build.out is None else build.out
