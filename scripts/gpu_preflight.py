@@ -65,12 +65,19 @@ def _kernels(cupy: Any) -> str:
     try:
         import eyelike
 
-        got = eyelike.eye(3, 4, k=1, batch_shape=2, dtype="float32", xp=cupy).get()
+        # Both kernel families: a small output takes the element path, one
+        # of 256 KiB or more the vector path.
+        got = [
+            eyelike.eye(n, n + 1, k=1, batch_shape=b, dtype="float32", xp=cupy).get()
+            for n, b in [(3, 2), (64, 16)]  # 16 x 64 x 65 float32: 260 KiB
+        ]
     except Exception as exc:
         return f"eyelike's CUDA kernel failed: {type(exc).__name__}: {exc}"
-    want = np.broadcast_to(np.eye(3, 4, 1, dtype=np.float32), (2, 3, 4))
-    if not np.array_equal(got, want):
-        return f"eyelike's CUDA kernel computed wrong values: {got.tolist()}"
+    for a in got:
+        n, b = a.shape[-2], a.shape[0]
+        want = np.broadcast_to(np.eye(n, n + 1, 1, dtype=np.float32), (b, n, n + 1))
+        if not np.array_equal(a, want):
+            return f"eyelike's CUDA kernel computed wrong values for {a.shape}"
     return ""
 
 

@@ -24,6 +24,7 @@ from helpers import GPU_REASON, HAS_GPU, reference
 from helpers.kernel_build import DTYPES
 
 import eyelike
+from eyelike._backends import cupy as cupy_backend
 from eyelike._backends.cupy import constants as consts
 from eyelike._backends.cupy import kernels as cupy_kernels
 from eyelike._backends.cupy import planning as cupy_plan
@@ -68,38 +69,55 @@ def cp() -> Any:
     return cupy
 
 
+def _vector_fill(out: Any, k: Any) -> tuple[cupy_plan.Launch, ...]:
+    """Fill ``out`` (C-contiguous, element-aligned; ``k`` clamped here) by the
+    vector kernel whatever its size: `plan` with ``vector_from=0``, then the
+    backend's own `fill`. How these tests reach the vector kernel through
+    outputs small enough that `eye` sends them to the element path."""
+    per_matrix = not isinstance(k, int)
+    n_rows, n_cols = out.shape[-2:]
+    # The kernels' contract: k clamped into [-R, C] (the pipeline's step).
+    if per_matrix:
+        k = (k if hasattr(k, "clip") else np.asarray(k)).clip(-n_rows, n_cols)
+    else:
+        k = min(max(k, -n_rows), n_cols)
+    launches = cupy_plan.plan(
+        out.shape, None if per_matrix else k, out.itemsize,
+        contiguous=True, address=out.data.ptr, vector_from=0,
+    )  # fmt: skip
+    assert all(launch.vector for launch in launches)
+    cupy_backend.fill(out, k, launches)
+    return launches
+
+
 def _ks(n_rows: int, n_cols: int) -> list[int]:
     return sorted({0, 1, -1, n_cols - 1, -(n_rows - 1), n_cols, -n_rows, 2, -2})
 
 
 @pytest.mark.parametrize("dtype", DTYPES)
-def test_fresh_outputs_take_the_vector_path_and_match(cp: Any, dtype: str) -> None:
+def test_vector_kernel_matches_at_every_shape(cp: Any, dtype: str) -> None:
     """Bug: a vector-path output wrong for some shape, offset or dtype (a
-    chunk's mask, the words built from it, the matrix a chunk runs into).
+    chunk's mask, the words built from it, the matrix a chunk runs into, a
+    warp's shuffled pieces).
 
     Every shape, every offset near the diagonal's ends, scalar and
-    per-matrix k; the plan for a fresh output must be the vector path, so
-    the vector kernel is what ran.
+    per-matrix k, written by the vector kernel (`_vector_fill`: these
+    outputs are small enough that `eye` itself takes the element path,
+    checked here too).
     """
     dt = _dtype(dtype)
     for b, n_rows, n_cols in SHAPES:
-        probe = cp.empty((b, n_rows, n_cols), dtype=dt)
-        assert probe.data.ptr % 256 == 0  # what plan's head = 0 relies on
-        for k in _ks(n_rows, n_cols):
-            got = eyelike.eye(n_rows, n_cols, k=k, batch_shape=b, dtype=dt, xp=cp)
+        ks = [(-1) ** j * j % (n_cols + 1) for j in range(b)]
+        for k in [*_ks(n_rows, n_cols), ks]:
+            out = cp.full((b, n_rows, n_cols), SENTINEL, dtype=dt)
+            assert out.data.ptr % 256 == 0  # what plan's head = 0 relies on
+            _vector_fill(out, k)
             want = reference((b,), n_rows, n_cols, k).astype(dt)
             np.testing.assert_array_equal(
-                got.get(), want, err_msg=f"{b, n_rows, n_cols, k}"
+                out.get(), want, err_msg=f"{b, n_rows, n_cols, k}"
             )
-        ks = [(-1) ** j * j % (n_cols + 1) for j in range(b)]
-        got = eyelike.eye(n_rows, n_cols, k=ks, batch_shape=b, dtype=dt, xp=cp)
-        np.testing.assert_array_equal(
-            got.get(), reference((b,), n_rows, n_cols, ks).astype(dt)
-        )
-        launches = cupy_plan.plan(
-            (b, n_rows, n_cols), 0, dt.itemsize, contiguous=True, address=probe.data.ptr
-        )
-        assert all(launch.vector for launch in launches)
+            got = eyelike.eye(n_rows, n_cols, k=k, batch_shape=b, dtype=dt, xp=cp)
+            np.testing.assert_array_equal(got.get(), want)
 
 
 @pytest.mark.parametrize("dtype", DTYPES)
@@ -110,21 +128,29 @@ def test_out_at_every_misaligned_start(cp: Any, dtype: str) -> None:
 
     ``out`` is a view starting j elements into a sentinel-filled buffer, for
     every j below 16 / itemsize (every start an element-aligned output can
-    have): the output must equal the reference and every sentinel outside
-    it must survive.
+    have), written by the vector kernel and by `eye` (the element path, at
+    these sizes), each over sentinels: the output must equal the reference
+    and every sentinel outside it must survive.
     """
     dt = _dtype(dtype)
-    for b, n_rows, n_cols in [(3, 5, 7), (2, 17, 33), (4, 8, 8)]:
+    for b, n_rows, n_cols in [(3, 5, 7), (2, 17, 33), (4, 8, 8), (3, 40, 50)]:
         size = b * n_rows * n_cols
         for j in range(16 // dt.itemsize):
-            base = cp.full(size + 64, SENTINEL, dtype=dt)
-            out = base[j : j + size].reshape(b, n_rows, n_cols)
             for k in (1, [1, -2, 0, 3][:b]):
-                assert eyelike.eye(n_rows, n_cols, k=k, batch_shape=b, out=out) is out
-                want = reference((b,), n_rows, n_cols, k).astype(dt)
-                np.testing.assert_array_equal(out.get(), want, err_msg=f"start {j}")
-                rest = np.concatenate([base[:j].get(), base[j + size :].get()])
-                assert (rest == np.array(SENTINEL, dtype=dt)).all(), (j, k)
+                for by_eye in (False, True):
+                    base = cp.full(size + 64, SENTINEL, dtype=dt)
+                    out = base[j : j + size].reshape(b, n_rows, n_cols)
+                    if by_eye:
+                        got = eyelike.eye(n_rows, n_cols, k=k, batch_shape=b, out=out)
+                        assert got is out
+                    else:
+                        _vector_fill(out, k)
+                    want = reference((b,), n_rows, n_cols, k).astype(dt)
+                    np.testing.assert_array_equal(
+                        out.get(), want, err_msg=f"start {j}, by eye {by_eye}"
+                    )
+                    rest = np.concatenate([base[:j].get(), base[j + size :].get()])
+                    assert (rest == np.array(SENTINEL, dtype=dt)).all(), (j, k)
 
 
 @pytest.mark.parametrize("dtype", DTYPES)
@@ -136,9 +162,9 @@ def test_per_matrix_k_over_small_matrices(cp: Any, dtype: str) -> None:
 
     Batches of tiny matrices (64 of the 1 x 1 ones in a uint8 chunk), each
     with a random k, written into a sentinel-filled buffer at every start an
-    element-aligned output can have: the output must equal the reference
-    and every sentinel outside it must survive; `plan` must have chosen the
-    small-matrix kernel, so that kernel is what ran.
+    element-aligned output can have, by the vector kernel (`_vector_fill`,
+    whose plan must be the small-matrix kernel's): the output must equal
+    the reference and every sentinel outside it must survive.
     """
     dt = _dtype(dtype)
     rng = np.random.default_rng(7)
@@ -150,12 +176,8 @@ def test_per_matrix_k_over_small_matrices(cp: Any, dtype: str) -> None:
         for j in range(16 // dt.itemsize):
             base = cp.full(size + 64, SENTINEL, dtype=dt)
             out = base[j : j + size].reshape(b, n_rows, n_cols)
-            (launch,) = cupy_plan.plan(
-                out.shape, None, dt.itemsize, contiguous=True, address=out.data.ptr
-            )
-            assert launch.vector
+            (launch,) = _vector_fill(out, cp.asarray(ks))
             assert launch.small
-            eyelike.eye(n_rows, n_cols, k=cp.asarray(ks), batch_shape=b, out=out)
             want = reference((b,), n_rows, n_cols, ks.tolist()).astype(dt)
             np.testing.assert_array_equal(
                 out.get(), want, err_msg=f"{b, n_rows, n_cols} start {j}"
@@ -250,10 +272,14 @@ def test_kernel_cache_one_entry_per_path(cp: Any) -> None:
     cache) instead of one per k mode, index width, path and, for per-matrix
     k on the vector path, matrix size class."""
     cupy_kernels.kernel.cache_clear()
+    # Outputs of 256 KiB or more: the vector path.
     for _ in range(3):
-        eyelike.eye(5, batch_shape=3, k=1, xp=cp, dtype="float32")
-        eyelike.eye(5, batch_shape=3, k=[0, 1, 2], xp=cp, dtype="int8")  # small
-        eyelike.eye(9, batch_shape=3, k=[0, 1, 2], xp=cp, dtype="int8")  # 81 B
+        eyelike.eye(64, batch_shape=16, k=1, xp=cp, dtype="float32")
+        ks = cp.arange(3 * 2**14) % 3  # 3 x 3 int8 matrices: under a chunk
+        eyelike.eye(3, batch_shape=ks.size, k=ks, xp=cp, dtype="int8")  # small
+        ks = cp.arange(2**12) % 3  # 9 x 9 int8: 81 B, over a chunk
+        eyelike.eye(9, batch_shape=ks.size, k=ks, xp=cp, dtype="int8")
     base = cp.zeros((3, 10, 5), dtype=cp.float32)
     eyelike.eye(5, batch_shape=3, k=1, out=base[:, ::2])  # element path
+    eyelike.eye(5, batch_shape=3, k=1, xp=cp)  # small: the element path too
     assert cupy_kernels.kernel.cache_info().currsize == 4

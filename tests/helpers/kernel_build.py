@@ -170,7 +170,9 @@ def launch_for(variant: Variant) -> cupy_plan.Launch:
         contiguous = False
     elif variant.layout == "vector-small":  # matrices under one chunk
         shape = (6, 1, 1)
-    (got,) = cupy_plan.plan(shape, k, itemsize, contiguous=contiguous, address=address)
+    (got,) = cupy_plan.plan(
+        shape, k, itemsize, contiguous=contiguous, address=address, vector_from=0
+    )
     assert got.vector == variant.layout.startswith("vector"), (variant, got)
     assert got.small == (variant.layout == "vector-small"), (variant, got)
     assert got.wide == variant.wide, (variant, got)

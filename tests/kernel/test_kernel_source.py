@@ -422,11 +422,13 @@ def vector_launch(
     shape: tuple[int, int, int], k: int | None, dtype: str, head: int
 ) -> cupy_plan.Launch:
     """The single vector launch `plan` makes for an output `head` elements
-    past a 16-byte boundary (cupy.empty gives 256-byte alignment)."""
+    past a 16-byte boundary (cupy.empty gives 256-byte alignment), at any
+    size (``vector_from=0``: a small output's default is the element path)."""
     itemsize = np_dtype(dtype).itemsize
     launches = cupy_plan.plan(
-        shape, k, itemsize, contiguous=True, address=256 + head * itemsize
-    )
+        shape, k, itemsize, contiguous=True, address=256 + head * itemsize,
+        vector_from=0,
+    )  # fmt: skip
     assert len(launches) == 1
     (launch,) = launches
     assert launch.vector
@@ -510,7 +512,16 @@ def test_plan_chooses_the_path_and_constants() -> None:
             for k in (0, None):
                 for head in range(16 // itemsize):
                     address = 4096 + head * itemsize
-                    (got,) = plan(shape, k, itemsize, contiguous=True, address=address)
+                    (got,) = plan(
+                        shape, k, itemsize, contiguous=True, address=address,
+                        vector_from=0,
+                    )  # fmt: skip
+                    # By default, an output under VECTOR_FROM_BYTES: the
+                    # element path (its launch costs the host less).
+                    (default,) = plan(
+                        shape, k, itemsize, contiguous=True, address=address
+                    )
+                    assert not default.vector
                     small = r * c * itemsize < 64
                     # Every contiguous, element-aligned output: the vector
                     # path, per-matrix k over small matrices included.
@@ -521,7 +532,10 @@ def test_plan_chooses_the_path_and_constants() -> None:
                     assert values["head"] == head
                     assert got.threads == whole_warps(-(-(size + head) // chunk))
                     assert values["n"] == size
-                    (base,) = plan(shape, k, itemsize, contiguous=True, address=4096)
+                    (base,) = plan(
+                        shape, k, itemsize, contiguous=True, address=4096,
+                        vector_from=0,
+                    )  # fmt: skip
                     assert got.scalars == tuple(
                         (n, head if n == "head" else v) for n, v in base.scalars
                     )
@@ -574,6 +588,32 @@ def test_plan_chooses_the_path_and_constants() -> None:
         assert wide.wide
         (narrow,) = plan((1, 2**31 - 1, 1), 0, 1, contiguous=True, address=512)
         assert not narrow.wide
+
+
+def test_small_outputs_take_the_element_path() -> None:
+    """The threshold: a contiguous output of fewer than VECTOR_FROM_BYTES
+    bytes takes the element path (its launch passes fewer scalars, which is
+    most of a small call's time), one of that many bytes or more the vector
+    path, for either k mode and every width; ``vector_from`` moves it."""
+    limit = cupy_plan.VECTOR_FROM_BYTES
+    for itemsize in WIDTHS:
+        elements = limit // itemsize
+        for k in (1, None):
+            for b, vector in [(elements // 16 - 1, False), (elements // 16, True)]:
+                shape = (b, 4, 4)
+                (got,) = cupy_plan.plan(
+                    shape, k, itemsize, contiguous=True, address=512
+                )
+                assert got.vector == vector, (itemsize, k, shape)
+                (forced,) = cupy_plan.plan(
+                    shape, k, itemsize, contiguous=True, address=512, vector_from=0
+                )
+                assert forced.vector
+                (late,) = cupy_plan.plan(
+                    shape, k, itemsize, contiguous=True, address=512,
+                    vector_from=limit * 2,
+                )  # fmt: skip
+                assert not late.vector
 
 
 def test_offsets_come_in_the_vector_kernels_index_type() -> None:
@@ -719,8 +759,9 @@ def small_widths(n_rows: int, n_cols: int, n_mats: int) -> str:
     widths = []
     for width in WIDTHS:
         (launch,) = cupy_plan.plan(
-            (n_mats, n_rows, n_cols), None, width, contiguous=True, address=256
-        )
+            (n_mats, n_rows, n_cols), None, width, contiguous=True, address=256,
+            vector_from=0,
+        )  # fmt: skip
         assert launch.vector
         if launch.small:
             assert set(launch.scalars) <= set(big)

@@ -21,7 +21,7 @@ from ..._validate.dtypes import DTypeError, is_ml_dtype, numpy_dtype
 from ..._validate.text import no_usable_device, show
 from .._base import Backend, Build
 from .kernels import kernel_path, run
-from .planning import check_alignment, offsets_dtype, plan
+from .planning import Launch, check_alignment, offsets_dtype, plan
 
 __all__ = [
     "CuPyBackend",
@@ -30,6 +30,7 @@ __all__ = [
     "cuda_device",
     "empty_meta",
     "eye",
+    "fill",
     "kernel_path",
 ]
 
@@ -198,19 +199,28 @@ def eye(build: Build) -> Any:
             out = cupy.empty(shape, dtype=build.dtype, order=build.order)
         if out.size == 0:
             return out
-        scalar_k = isinstance(k, int)
         launches = plan(
             shape,
-            k if scalar_k else None,
+            k if isinstance(k, int) else None,
             out.itemsize,
             contiguous=out.flags.c_contiguous,
             address=out.data.ptr,
         )
-        kk: Any = None
-        if not scalar_k:
-            index = np.int64 if launches[0].wide else np.int32
-            kk = cupy.broadcast_to(cupy.asarray(k, dtype=index), shape[:-2])
-            kk = cupy.ascontiguousarray(kk).ravel()
-        for launch in launches:
-            run(launch, out, kk, shape[-2] * shape[-1])
+        fill(out, k, launches)
     return out
+
+
+def fill(out: Any, k: Any, launches: tuple[Launch, ...]) -> None:
+    """Run ``launches`` (`plan`'s, for ``out`` and ``k``) on the non-empty
+    CuPy array ``out`` on its device: `eye`'s last step, and the GPU tests'
+    way to a path `plan` would not choose for a small output."""
+    import cupy
+
+    shape = out.shape
+    kk: Any = None
+    if not isinstance(k, int):
+        index = np.int64 if launches[0].wide else np.int32
+        kk = cupy.broadcast_to(cupy.asarray(k, dtype=index), shape[:-2])
+        kk = cupy.ascontiguousarray(kk).ravel()
+    for launch in launches:
+        run(launch, out, kk, shape[-2] * shape[-1])

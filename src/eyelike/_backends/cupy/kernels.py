@@ -3,15 +3,17 @@
 makes one launch of `plan` with it.
 
 Two kernel families. The vector path (``eyelike_eye_vector*``) serves every
-C-contiguous output, for either k mode and any matrix size: each thread
-finds the ones of one 64-byte chunk from launch constants, and each warp
-stores its 32 chunks as runs of aligned 16-byte pieces, 512 contiguous
-bytes a store instruction (per-matrix k over matrices under one
-chunk has a kernel of its own, whose chunks span several matrices). The
-element path (``eyelike_eye*``) serves strided and transposed outputs, one
-thread per element. ``planning.py`` beside this module picks the path and
-computes the vector path's constants, in pure Python (tested without CuPy);
-the kernels' operations and parameters are in ``constants.py``.
+C-contiguous output of 256 KiB or more (`planning.VECTOR_FROM_BYTES`), for
+either k mode and any matrix size: each thread finds the ones of one
+64-byte chunk from launch constants, and each warp stores its 32 chunks as
+runs of aligned 16-byte pieces, 512 contiguous bytes a store instruction
+(per-matrix k over matrices under one chunk has a kernel of its own, whose
+chunks span several matrices). The element path (``eyelike_eye*``) serves
+strided and transposed outputs, and smaller ones (its launch costs the
+host less), one thread per element. ``planning.py`` beside this module
+picks the path and computes the vector path's constants, in pure Python
+(tested without CuPy); the kernels' operations and parameters are in
+``constants.py``.
 
 CuPy is imported inside the functions only.
 """

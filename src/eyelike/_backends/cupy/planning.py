@@ -25,8 +25,16 @@ from .constants import (
 
 _INT32_LIMIT = 2**31  # I = int iff the flat index fits in it
 WARP = 32  # threads that store a vector launch's chunks together
+# Outputs of fewer bytes take the element path, whatever their layout: its
+# launch passes 2 or 3 scalars where the vector one passes 9 to 13, and on
+# an H200's host that made a 3x3 cost 12.3-14.9 us against 18.3-23.9 us
+# (launch and cupy.empty, three runs). Below 256 KiB the element path's
+# slower GPU time (a quarter of the memset's speed) costs under 0.3 us more,
+# well under the host time it saves.
+VECTOR_FROM_BYTES = 2**18
 
 __all__ = [
+    "VECTOR_FROM_BYTES",
     "Launch",
     "arguments",
     "check_alignment",
@@ -193,14 +201,16 @@ def plan(
     *,
     contiguous: bool,
     address: int,
+    vector_from: int = VECTOR_FROM_BYTES,
 ) -> tuple[Launch, ...]:
     """How `eye` fills a non-empty output of ``shape`` at ``address``.
 
-    The element path is one launch. The vector path uses 32-bit index
-    arithmetic, so an output of 2**31 or more elements whose matrices are
-    smaller takes one launch per slice of whole matrices under 2**31
-    elements; only matrices of 2**31 or more elements take the 64-bit
-    vector kernel. Per-matrix k over matrices under one chunk takes the
+    The element path is one launch: every output under ``vector_from``
+    bytes, and every output the vector path cannot store to. The vector
+    path uses 32-bit index arithmetic, so an output of 2**31 or more
+    elements whose matrices are smaller takes one launch per slice of whole
+    matrices under 2**31 elements; only matrices of 2**31 or more elements
+    take the 64-bit vector kernel. Per-matrix k over matrices under one chunk takes the
     vector kernel of its own (`small_matrices`), in 32-bit launches like
     any output of matrices that small. Pure Python: the CPU tests build
     the kernels' sources and run their operations from exactly these
@@ -218,6 +228,11 @@ def plan(
         Whether the output is C-contiguous.
     address
         The address of its first element.
+    vector_from
+        The smallest output, in bytes, that takes the vector path where it
+        can (`VECTOR_FROM_BYTES`: a smaller one's call is mostly the host's
+        time, and the element launch's is shorter); 0: every output it
+        can store to (the tests of the vector kernel).
 
     Returns
     -------
@@ -231,7 +246,9 @@ def plan(
         no kernel can store to it.
     """
     check_alignment(address, itemsize)
-    return _plan(tuple(shape), k, itemsize, contiguous, address % VECTOR_BYTES)
+    return _plan(
+        tuple(shape), k, itemsize, contiguous, address % VECTOR_BYTES, vector_from
+    )
 
 
 # Remembered: a call's host time is the GPU's idle time on a small output
@@ -239,14 +256,19 @@ def plan(
 # depends on the address only through its place in a 16-byte line.
 @functools.lru_cache(maxsize=256)
 def _plan(
-    shape: tuple[int, ...], k: int | None, itemsize: int, contiguous: bool, address: int
+    shape: tuple[int, ...],
+    k: int | None,
+    itemsize: int,
+    contiguous: bool,
+    address: int,
+    vector_from: int,
 ) -> tuple[Launch, ...]:
     n_rows, n_cols = shape[-2:]
     mat_size = n_rows * n_cols
     size = math.prod(shape)
     n_mats = size // mat_size
     per_matrix = k is None
-    if not use_vector(itemsize, contiguous):
+    if not use_vector(itemsize, contiguous) or size * itemsize < vector_from:
         wide = size >= _INT32_LIMIT
         scalars: tuple[tuple[str, int], ...] = (
             ("n_cols", n_cols),
