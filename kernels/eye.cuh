@@ -108,10 +108,13 @@ EYELIKE_DEVICE inline OutT eyelike_value(IdxT r, IdxT n_cols, IdxT k) {
 // 32 chunks (2 KiB) as four runs of 512 contiguous bytes: in run j, lane l
 // stores 16-byte piece l % 4 of chunk 8j + l / 4, its bits shuffled over
 // from the lane that found them (`eyelike_store_warp`). A warp's store
-// instruction thus fills whole 128-byte lines; a thread storing its own 64
-// bytes would spread each instruction over 16 lines in 16-byte halves of
-// sectors, which ran at a third of the memory's bandwidth on an H200. All
-// index arithmetic
+// instruction thus fills whole 128-byte lines where the launch's 16-byte
+// boundary is 128-byte aligned (a fresh CuPy array's is), else four whole
+// lines and two parts; a thread storing its own 64 bytes would spread each
+// instruction over 16 lines in 16-byte halves of sectors, which ran at a
+// third of the memory's bandwidth on an H200. The warp exchange assumes
+// 32-lane warps (CUDA's; the CuPy backend keeps ROCm's 64-lane wavefronts
+// off this path). All index arithmetic
 // is unsigned (no sign fix-ups), in U: every value it forms stays below
 // 2**32 in a 32-bit launch (fewer than 2**31 elements), and below 2**64 in
 // a 64-bit one.
@@ -172,7 +175,8 @@ EYELIKE_DEVICE inline unsigned long long eyelike_mulhi(unsigned long long a,
 // to 64 bits too): shift = ceil(log2 d), magic = floor(2**w * (2**shift - d)
 // / d) + 1 for the width w of UIntT. Exact for n < 2**(w-1), where the sum
 // cannot wrap (mulhi <= n); every numerator here is below that bound, but
-// for the first chunk's wrapped start, whose quotient goes unused.
+// for the first chunk's wrapped start and the starts of the lanes past the
+// output (a launch is whole warps), whose quotients go unused.
 template <typename UIntT>
 EYELIKE_DEVICE inline UIntT eyelike_divide(UIntT n, UIntT magic,
                                            UIntT shift) {
@@ -482,9 +486,9 @@ EYELIKE_DEVICE inline void eyelike_store_warp(OutT* out, UIntT i, UIntT head,
 }
 
 // A partial chunk: elements first .. first + count - 1, written to dst[0..]
-// one by one with a plain division (the first and last thread of a launch
-// run this, and in 64-bit launches the threads whose chunk crosses two
-// matrices).
+// one by one with a plain division (the first and last thread with
+// elements run this, and in 64-bit launches the threads whose chunk crosses
+// two matrices).
 template <typename OutT, typename UIntT, typename DiagsT>
 EYELIKE_NOINLINE EYELIKE_DEVICE void eyelike_vector_edge(OutT* dst,
                                                          UIntT first,

@@ -17,10 +17,10 @@ Method: the cubin NVRTC builds from the very source CuPy generates
 (test_kernel_nvrtc.py, kernel_build.py) is disassembled with nvdisasm; the
 count is the longest path through the kernel's control flow from entry to
 EXIT, with every loop run once (CuPy's grid-stride loop runs once per thread
-here: a launch has as many threads as chunks) and every predicated
+here: a launch has a thread per chunk, whole warps) and every predicated
 instruction counted as issued. The partial chunks' routine and the partial
 warps' store routine (called, never inlined) are left out: the first and last
-thread (warp) of a launch run them, and in 64-bit launches the chunks (warps)
+thread (warp) with elements run them, and in 64-bit launches the chunks (warps)
 that cross a matrix boundary (once per 2**25 chunks at most). The count is
 divided by the 64 bytes whose ones a thread finds and whose share of its
 warp's stores (four 16-byte pieces) it writes.

@@ -616,6 +616,29 @@ def test_small_outputs_take_the_element_path() -> None:
                 assert not late.vector
 
 
+def test_rocm_keeps_every_output_off_the_vector_path(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Bug (review): the vector kernel's warp exchange assumes CUDA's 32-lane
+    warps; under ROCm's 64-lane wavefronts it would mix the halves of each
+    wavefront. Where CuPy runs on ROCm (``cupy.cuda.runtime.is_hip``), the
+    backend's `vector_from` plans no vector launch at any size."""
+    cupy = pytest.importorskip("cupy")
+    from eyelike._backends import cupy as backend
+
+    assert backend.vector_from() == cupy_plan.VECTOR_FROM_BYTES
+    backend._rocm.cache_clear()
+    monkeypatch.setattr(cupy.cuda.runtime, "is_hip", True)
+    try:
+        (launch,) = cupy_plan.plan(
+            (64, 64, 64), 0, 4, contiguous=True, address=512,
+            vector_from=backend.vector_from(),
+        )  # fmt: skip
+        assert not launch.vector
+    finally:
+        backend._rocm.cache_clear()
+
+
 def test_offsets_come_in_the_vector_kernels_index_type() -> None:
     """Bug: the pipeline's offsets giving per-matrix k in another type than the
     vector kernel reads makes `eye` convert k once more on every call (as
@@ -769,6 +792,55 @@ def small_widths(n_rows: int, n_cols: int, n_mats: int) -> str:
         else:
             assert launch.scalars == big
     return f"small={','.join(widths)} " if widths else ""
+
+
+def test_vector_64_bit_launches_byte_for_byte(shim: Path) -> None:
+    """Bug (review): the 64-bit kernel (U = unsigned long long), run by
+    the host only for matrices of 2**31 elements or more, was checked on the
+    CPU only chunk by chunk (X), never through its warp stores: its first
+    warp's wrapped base, its whole-warp pointers, its chunks that cross two
+    matrices (written element by element there). Here it fills small
+    outputs (`any_size=1`) at every misaligned start, every dtype, scalar
+    and per-matrix k (matrices of a chunk or more: the small-matrix kernel
+    is 32-bit only), byte for byte against NumPy, guards untouched."""
+    rng = random.Random(17)
+    lines: list[str] = []
+    expected: list[str] = []
+    for b, n_rows, n_cols in [(3, 5, 7), (2, 17, 33), (40, 8, 8), (5, 1, 100)]:
+        ks = clamped_ks(n_rows, n_cols)
+        for dtype in DTYPES:
+            itemsize = np_dtype(dtype).itemsize
+            for head in range(16 // itemsize):
+                per_matrix = n_rows * n_cols * itemsize >= 64
+                modes = ["s", "m"] if per_matrix else ["s"]
+                for mode in modes:
+                    case_ks = (
+                        [rng.choice(ks)] * b
+                        if mode == "s"
+                        else [rng.choice(ks) for _ in range(b)]
+                    )
+                    k = case_ks[0] if mode == "s" else None
+                    scalars = consts.vector_scalars(
+                        n_rows, n_cols, b, k, 64, head, False
+                    )
+                    chunks = -(-(b * n_rows * n_cols + head) * itemsize // 64)
+                    lines.append(
+                        f"V {dtype} 64 {b} {n_rows} {n_cols} "
+                        f"{k_text(mode, case_ks)} threads={whole_warps(chunks)} "
+                        f"any_size=1 {named(scalars)}"
+                    )
+                    values = reference((b, n_rows, n_cols), case_ks)
+                    guard = b"\xa5" * 64
+                    pad = b"\xa5" * (head * itemsize)
+                    body = values.astype(np_dtype(dtype)).tobytes()
+                    expected.append((guard + pad + body + guard).hex())
+    assert len(lines) > 300
+    bad = [
+        line
+        for line, got, want in zip(lines, run_shim(shim, lines), expected, strict=True)
+        if got != want
+    ]
+    assert not bad, f"{len(bad)} of {len(lines)} differ, e.g.\n" + "\n".join(bad[:5])
 
 
 def test_vector_exhaustive_small_shapes(shim: Path) -> None:

@@ -34,6 +34,8 @@
 //       on an output whose address is
 //       `head` elements past a 16-byte boundary, in a buffer filled with
 //       0xA5; kk ends where an inaccessible page begins.
+//       any_size=1 lets <bits> be 64 for matrices under 2**31 elements (the
+//       64-bit kernel's arithmetic, checked byte for byte on small outputs).
 //       -> hex of the buffer from 64 bytes before that boundary to 64 bytes
 //          past the output's end: guard, head padding, output, guard.
 //   O <dtype> <hex>
@@ -116,16 +118,36 @@ using complex = std::complex<X>;
 // pass records every lane's full flag and chunk mask (and stores nothing,
 // its ballot answering "no lane is full"); the second answers from the
 // record, as __ballot_sync and __shfl_sync would. A partial chunk's owner
-// writes its elements in both passes, the same values.
+// writes its elements in both passes, the same values. Each pass counts each
+// lane's calls: the *_sync calls need every lane of the warp, each time, so
+// a lane that skips or repeats one (its warp would hang or read garbage on
+// a GPU) fails the shim.
 struct WarpRecord {
   bool recording = false;
   unsigned int lane = 0;
   unsigned int fulls = 0;
   unsigned long long masks[32] = {};
+  unsigned int ballots[32] = {};
+  unsigned int shuffles[32] = {};
 };
 WarpRecord g_warp;
 
+void check_warp_calls() {
+  for (unsigned int l = 0; l < 32u; ++l) {
+    if (g_warp.ballots[l] != 1u || g_warp.shuffles[l] != 4u) {
+      std::fprintf(stderr,
+                   "host_shim: lane %u made %u ballots and %u shuffles; "
+                   "every lane makes 1 and 4\n",
+                   l, g_warp.ballots[l], g_warp.shuffles[l]);
+      std::exit(2);
+    }
+    g_warp.ballots[l] = 0u;
+    g_warp.shuffles[l] = 0u;
+  }
+}
+
 unsigned int eyelike_warp_ballot(bool full) {
+  ++g_warp.ballots[g_warp.lane];
   if (g_warp.recording) {
     g_warp.fulls |= static_cast<unsigned int>(full) << g_warp.lane;
     return 0u;
@@ -139,6 +161,7 @@ MaskT eyelike_warp_shuffle(MaskT mask, unsigned int lane) {
     std::fprintf(stderr, "host_shim: shuffle from lane %u\n", lane);
     std::exit(2);
   }
+  ++g_warp.shuffles[g_warp.lane];
   if (g_warp.recording) {
     g_warp.masks[g_warp.lane] = mask;
     return MaskT(0);
@@ -158,6 +181,7 @@ MaskT eyelike_warp_shuffle(MaskT mask, unsigned int lane) {
         g_warp.lane = static_cast<unsigned int>(i - w);             \
         OP                                                          \
       }                                                             \
+      check_warp_calls();                                           \
     }                                                               \
   }
 
@@ -274,6 +298,10 @@ struct Case {
   std::map<std::string, unsigned long long> scalars;
   long long threads = 0;
   long long cycle = 0;
+  // V only: run a 64-bit launch on matrices the host would give a 32-bit
+  // one (its arithmetic is exact at any size): the 64-bit kernel's stores
+  // on outputs small enough to compare byte for byte.
+  bool any_size = false;
   // Element widths for which the host chose the small-matrix kernel.
   std::set<std::size_t> small;
 };
@@ -425,7 +453,7 @@ struct Arena {
 void check_vector_case(const Case& c, long long bits) {
   if (bits == 32 && c.size >= (1LL << 31))
     fail("a 32-bit vector launch covers fewer than 2**31 elements");
-  if (bits == 64 && c.R * c.C < (1LL << 31))
+  if (bits == 64 && c.R * c.C < (1LL << 31) && !c.any_size)
     fail("the 64-bit vector kernel is for matrices of 2**31+ elements");
   if (static_cast<long long>(scalar(c, "n")) != c.size) fail("n != B*R*C");
 }
@@ -711,6 +739,8 @@ void read_named(std::istringstream& in, Case& c) {
       }
     } else if (name == "cycle") {
       c.cycle = parse_ll(value);
+    } else if (name == "any_size") {
+      c.any_size = parse_ll(value) != 0;
     } else {
       c.scalars[name] = parse_ull(value);
     }

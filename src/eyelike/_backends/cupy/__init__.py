@@ -13,6 +13,8 @@ element exactly once, which is the whole memory traffic of the operation.
 from __future__ import annotations
 
 import contextlib
+import functools
+import sys
 from typing import Any
 
 import numpy as np
@@ -21,7 +23,13 @@ from ..._validate.dtypes import DTypeError, is_ml_dtype, numpy_dtype
 from ..._validate.text import no_usable_device, show
 from .._base import Backend, Build
 from .kernels import kernel_path, run
-from .planning import Launch, check_alignment, offsets_dtype, plan
+from .planning import (
+    VECTOR_FROM_BYTES,
+    Launch,
+    check_alignment,
+    offsets_dtype,
+    plan,
+)
 
 __all__ = [
     "CuPyBackend",
@@ -32,6 +40,7 @@ __all__ = [
     "eye",
     "fill",
     "kernel_path",
+    "vector_from",
 ]
 
 
@@ -205,9 +214,25 @@ def eye(build: Build) -> Any:
             out.itemsize,
             contiguous=out.flags.c_contiguous,
             address=out.data.ptr,
+            vector_from=vector_from(),
         )
         fill(out, k, launches)
     return out
+
+
+def vector_from() -> int:
+    """The smallest output, in bytes, that `eye` sends to the vector path
+    (`plan`'s ``vector_from``): `VECTOR_FROM_BYTES`, or none under ROCm,
+    whose 64-lane wavefronts the vector kernel's warp exchange (CUDA's 32
+    lanes) does not fit."""
+    return sys.maxsize if _rocm() else VECTOR_FROM_BYTES
+
+
+@functools.cache
+def _rocm() -> bool:
+    import cupy
+
+    return bool(cupy.cuda.runtime.is_hip)
 
 
 def fill(out: Any, k: Any, launches: tuple[Launch, ...]) -> None:
