@@ -210,11 +210,11 @@ def plan(
     path uses 32-bit index arithmetic, so an output of 2**31 or more
     elements whose matrices are smaller takes one launch per slice of whole
     matrices under 2**31 elements; only matrices of 2**31 or more elements
-    take the 64-bit vector kernel. Per-matrix k over matrices under one chunk takes the
-    vector kernel of its own (`small_matrices`), in 32-bit launches like
-    any output of matrices that small. Pure Python: the CPU tests build
-    the kernels' sources and run their operations from exactly these
-    decisions and constants.
+    take the 64-bit vector kernel. Per-matrix k over matrices under one
+    chunk takes the vector kernel of its own (`small_matrices`), in 32-bit
+    launches like any output of matrices that small. Pure Python: the CPU
+    tests build the kernels' sources and run their operations from exactly
+    these decisions and constants.
 
     Parameters
     ----------
