@@ -18,6 +18,7 @@ import pytest
 from helpers import GPU_REASON, HAS_GPU, SENTINEL, missing_gpu_piece, reference
 
 import eyelike
+from eyelike._backends.cupy import planning as cupy_plan
 from eyelike._pipeline import _offsets
 
 pytestmark = [pytest.mark.gpu, pytest.mark.skipif(not HAS_GPU, reason=GPU_REASON)]
@@ -126,7 +127,8 @@ def test_eye_like_and_zero_sizes(cp: Any) -> None:
         assert eyelike.eye(*shape[-2:], batch_shape=shape[:-2], xp=cp).shape == shape
 
 
-def test_non_default_stream(cp: Any) -> None:
+@pytest.mark.parametrize("batch", [8, 16], ids=["element path", "vector path"])
+def test_non_default_stream(cp: Any, batch: int) -> None:
     """Bug: the kernel launched on the legacy default (null) stream, or any
     stream other than the current one, so work that callers order on their
     stream races with it.
@@ -139,30 +141,35 @@ def test_non_default_stream(cp: Any) -> None:
     A kernel on the wrong stream fails the first check, a kernel missing
     from the graph the second. (The allocating call differs only by the
     ``cupy.empty`` before this same launch; ``out=`` keeps allocation, which
-    capture may refuse, out of the test.)
+    capture may refuse, out of the test.) Both kernel families: 8 x 64 x 64
+    int32 (128 KiB) takes the element path, 16 x 64 x 64 (256 KiB) the
+    vector path.
     """
+    shape = (batch, 64, 64)
+    (launch,) = cupy_plan.plan(shape, 0, 4, contiguous=True, address=256)
+    assert launch.vector == (batch == 16)
     stream = cp.cuda.Stream(non_blocking=True)
     with stream:
-        out = cp.full((8, 64, 64), SENTINEL, dtype=cp.int32)
+        out = cp.full(shape, SENTINEL, dtype=cp.int32)
         # Compile and load the kernel before the capture: a capture must
         # hold the launch only.
-        eyelike.eye(64, batch_shape=8, out=out)
+        eyelike.eye(64, batch_shape=batch, out=out)
         out.fill(SENTINEL)
         stream.synchronize()
         stream.begin_capture()
         try:
-            eyelike.eye(64, batch_shape=8, out=out)
+            eyelike.eye(64, batch_shape=batch, out=out)
         finally:
             graph = stream.end_capture()
         cp.cuda.Device().synchronize()
         assert bool((out == SENTINEL).all()), "the kernel ran outside the stream"
         graph.launch(stream)
         stream.synchronize()
-    np.testing.assert_array_equal(out.get(), reference((8,), 64, 64, 0))
+    np.testing.assert_array_equal(out.get(), reference((batch,), 64, 64, 0))
     with stream:  # and the allocating path gives the right result there
-        got = eyelike.eye(64, batch_shape=8, xp=cp, dtype="int32", k=[1] * 8)
+        got = eyelike.eye(64, batch_shape=batch, xp=cp, dtype="int32", k=[1] * batch)
     stream.synchronize()
-    np.testing.assert_array_equal(got.get(), reference((8,), 64, 64, 1))
+    np.testing.assert_array_equal(got.get(), reference((batch,), 64, 64, 1))
 
 
 @pytest.mark.parametrize("device", ["0", "Device(0)"])

@@ -56,10 +56,9 @@ DTYPES = CUPY_DTYPES  # every dtype the kernels are built for
 # matrices under one chunk (32-bit launches only: matrices that small never
 # need 64-bit indices); the others take the element kernel: every other row
 # of a batch reduces to 2-D, a transposed batch stays 3-D. "contiguous" is
-# the element kernel on a 1-D C-contiguous output, which eyelike never
-# launches (such an output takes the vector path; one that is not
-# element-aligned is refused): not among `variants()`, but the SASS tests'
-# reference for what the element path costs per element.
+# the element kernel on a 1-D C-contiguous output: every such output under
+# VECTOR_FROM_BYTES (32-bit only: that is far under 2**31 elements), and the
+# SASS tests' reference for what the element path costs per element.
 LAYOUTS = {
     "vector": (1, True),
     "vector-small": (1, True),
@@ -116,12 +115,12 @@ class Variant:
 
 
 def _occurs(wide: bool, per_matrix: bool, layout: str) -> bool:
-    """Whether eyelike ever launches this combination: never the element
-    kernel on a contiguous output, and the small-matrix vector kernel for
-    per-matrix k in 32-bit launches only."""
-    if layout == "vector-small":
-        return per_matrix and not wide
-    return layout != "contiguous"
+    """Whether eyelike ever launches this combination: the element kernel on
+    a contiguous output, and the small-matrix vector kernel for per-matrix k,
+    in 32-bit launches only."""
+    if layout in ("vector-small", "contiguous"):
+        return (per_matrix or layout == "contiguous") and not wide
+    return True
 
 
 def variants() -> list[Variant]:
@@ -159,20 +158,15 @@ def launch_for(variant: Variant) -> cupy_plan.Launch:
     shape: tuple[int, ...] = (2, 2**15, 2**16) if variant.wide else (6, 40, 40)
     address = 256  # cupy.empty: 256-byte aligned at least
     contiguous = variant.layout in ("vector", "vector-small", "contiguous")
-    if variant.layout == "contiguous":
-        # Never launched: every contiguous output takes the vector path, and
-        # one whose address is not element-aligned is refused
-        # (`check_alignment`). Built as CuPy would build it for a 1-D
-        # contiguous array, test_kernel_sass.py's reference for what the
-        # element path costs; the element kernel and its arguments are those
-        # of any element launch, the layout only sets CuPy's ndim and
-        # contiguity flags.
-        contiguous = False
-    elif variant.layout == "vector-small":  # matrices under one chunk
+    # The vector layouts at any size; the contiguous one by `plan`'s own
+    # threshold, which (6, 40, 40) is under at every width.
+    vector_from = cupy_plan.VECTOR_FROM_BYTES if variant.layout == "contiguous" else 0
+    if variant.layout == "vector-small":  # matrices under one chunk
         shape = (6, 1, 1)
     (got,) = cupy_plan.plan(
-        shape, k, itemsize, contiguous=contiguous, address=address, vector_from=0
-    )
+        shape, k, itemsize, contiguous=contiguous, address=address,
+        vector_from=vector_from,
+    )  # fmt: skip
     assert got.vector == variant.layout.startswith("vector"), (variant, got)
     assert got.small == (variant.layout == "vector-small"), (variant, got)
     assert got.wide == variant.wide, (variant, got)

@@ -3,7 +3,8 @@
 For every dtype CuPy supports (bfloat16 included), both index widths, both
 k modes and each layout class the host sends a kernel (the vector path, and
 its kernel for per-matrix k over matrices under one chunk, 32-bit only; the
-element path on a strided 2-D and a transposed 3-D output),
+element path on a contiguous output under 256 KiB, 32-bit only, and on a
+strided 2-D and a transposed 3-D one),
 kernel_build.py generates the very source CuPy 14.2 would hand NVRTC for
 eyelike's ``ElementwiseKernel`` objects, from the launches `cupy_plan.plan`
 makes, and NVRTC 12 compiles it for sm_90 with CuPy's options. Any error or
@@ -42,11 +43,12 @@ def test_nvrtc_variants_cover_every_dtype_width_mode_and_layout() -> None:
         assert {(v.wide, v.per_matrix) for v in mine} == {
             (w, p) for w in (False, True) for p in (False, True)
         }
-        # Contiguous outputs all take the vector path (a misaligned one is
-        # refused before launch).
-        assert {v.layout for v in mine} == set(kb.LAYOUTS) - {"contiguous"}
+        assert {v.layout for v in mine} == set(kb.LAYOUTS)
         small = {(v.wide, v.per_matrix) for v in mine if v.layout == "vector-small"}
         assert small == {(False, True)}
+        # A contiguous output takes the element path only under 256 KiB.
+        element = {(v.wide, v.per_matrix) for v in mine if v.layout == "contiguous"}
+        assert element == {(False, False), (False, True)}
 
 
 @pytest.mark.parametrize("variant", VARIANTS, ids=lambda v: f"nvrtc-{v.id}")

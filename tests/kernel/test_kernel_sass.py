@@ -38,7 +38,7 @@ from eyelike._backends.cupy import constants as consts
 
 BUDGET = 4.0  # SASS instructions per byte written
 # The vector path's kernels, and the element kernel per-matrix k over
-# matrices under one chunk took before (its count per element, to compare).
+# matrices under one chunk would take (its count per element, to compare).
 VECTOR = [v for v in kb.variants() if v.layout.startswith("vector")]
 ELEMENT = [kb.Variant(dtype, False, True, "contiguous") for dtype in kb.DTYPES]
 SMALL_FROM = 16  # bytes per matrix from which the small kernel is in budget

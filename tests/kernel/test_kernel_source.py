@@ -646,7 +646,9 @@ def test_offsets_come_in_the_vector_kernels_index_type() -> None:
     type is the launches' index type, and every clamped k fits it."""
     for r, c in [(1, 1), (3, 3), (64, 64), (2**31 - 1, 1), (46341, 46341),
                  (2**31, 1), (1, 2**31), (3037000499, 3037000499)]:  # fmt: skip
-        launches = cupy_plan.plan((2, r, c), None, 4, contiguous=True, address=512)
+        launches = cupy_plan.plan(
+            (2, r, c), None, 4, contiguous=True, address=512, vector_from=0
+        )
         want = np.int64 if launches[0].wide else np.int32
         assert {launch.wide for launch in launches} == {launches[0].wide}
         assert cupy_plan.offsets_dtype(r, c) is want

@@ -237,8 +237,9 @@ def _rocm() -> bool:
 
 def fill(out: Any, k: Any, launches: tuple[Launch, ...]) -> None:
     """Run ``launches`` (`plan`'s, for ``out`` and ``k``) on the non-empty
-    CuPy array ``out`` on its device: `eye`'s last step, and the GPU tests'
-    way to a path `plan` would not choose for a small output."""
+    CuPy array ``out``, on the current device (`eye` makes ``out``'s
+    current): `eye`'s last step, and the GPU tests' way to a path `plan`
+    would not choose for a small output."""
     import cupy
 
     shape = out.shape
