@@ -196,7 +196,7 @@ class CuPyLib(Lib):
         memset's speed on an H200) and as it writes them now, coalesced
         across the warp (store j of lane l at 512 j + 16 l of the warp's
         2 KiB: the memset's speed)."""
-        from eyelike._backends.cupy.kernels import run
+        from eyelike._backends.cupy import fill
         from eyelike._backends.cupy.planning import plan
 
         cp, shape, dt = self.cp, case.shape, case.np_dtype
@@ -234,8 +234,7 @@ class CuPyLib(Lib):
 
         def element_path() -> Any:
             a = cp.empty(shape, dt)
-            for launch in plan(shape, 0, a.itemsize, contiguous=False, address=0):
-                run(launch, a, None, shape[-2] * shape[-1])
+            fill(a, 0, plan(shape, 0, a.itemsize, contiguous=False, address=0))
             return a
 
         return [

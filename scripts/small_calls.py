@@ -107,15 +107,17 @@ if dev.type == "cuda":
 if dev.type == "cuda":
     # The CuPy kernel's two paths on one small output, host time included:
     # how much of a small call is the vector launch's argument list.
-    from eyelike._backends.cupy.kernels import run
+    from eyelike._backends.cupy import fill
     from eyelike._backends.cupy.planning import plan
 
-    def launch(contiguous: bool) -> Any:
+    def launch(vector: bool) -> Any:
+        # (vector_from=0: the vector path at any size; `eye` itself sends
+        # a 3x3 to the element path.)
         a = cupy.empty((3, 3), dtype="float32")
-        for one in plan((3, 3), 0, 4, contiguous=contiguous, address=a.data.ptr):
-            run(one, a, None, 9)
+        fill(a, 0, plan((3, 3), 0, 4, contiguous=vector, address=a.data.ptr,
+                        vector_from=0))  # fmt: skip
         return a
 
     print()
-    for name, contiguous in [("vector path", True), ("element path", False)]:
-        print(f"{per_call(lambda c=contiguous: launch(c)):8.2f} us  3x3 {name}")
+    for name, vector in [("vector path", True), ("element path", False)]:
+        print(f"{per_call(lambda v=vector: launch(v)):8.2f} us  3x3 {name}")
