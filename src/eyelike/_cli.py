@@ -1,12 +1,10 @@
 """The command line: ``eyelike ROWS [COLS] [-k K] [--batch-shape 2,3] ...``.
 
 `main` checks the arguments with `eye` itself, then makes the eye block by
-block (whole matrices, or a block of one matrix's rows: `BLOCK` values at
-most) and prints or writes each block before it makes the next, so an
-output larger than memory streams to a pipe or a file. SIGINT and SIGTERM
-stop it with one line (the temporary file removed). Its arguments (the
-parser, the help text, the device ``--device`` names): ``_cli_args.py``;
-its ``--output`` files, formats and the printed view: ``_cli_write.py``.
+block (whole matrices, or rows of one: `BLOCK` values at most) and prints
+or writes each block before it makes the next, so an output larger than
+memory streams to a pipe or a file. SIGINT and SIGTERM stop it with one
+line. Its files, formats and printed view: ``_cli_write.py``.
 """
 
 from __future__ import annotations
@@ -16,6 +14,7 @@ import importlib
 import itertools
 import math
 import os
+import re
 import signal
 import sys
 import threading
@@ -24,10 +23,9 @@ from typing import Any
 
 import numpy as np
 
+from . import __version__
 from . import _backends as _registry
 from . import _cli_write as _write
-from ._cli_args import LIBRARIES, named_device
-from ._cli_args import parser as _parser  # the name the docs' --help page imports
 from ._core import eye
 from ._validate.dtypes import dtype_name
 
@@ -35,18 +33,193 @@ __all__ = ["main"]
 
 BLOCK = 1 << 16
 """The most values made at once (512 KiB of float64), unless one row is more."""
-# Exit status where the output's reader closed it early.
-_BROKEN_PIPE = 128 + 13
+# Backend name -> the module to import for it.
+LIBRARIES = {cls.name: cls.namespaces[0] for cls in _registry.BACKENDS}
+# A word starting with a minus and a digit ("-1,2") is a value: eyelike has
+# no option of that form. Before 3.13 argparse took "-1,2" for an option.
+_NEGATIVE_VALUE = re.compile(r"-\.?\d")
+
+_USAGE = """\
+%(prog)s ROWS [COLS] [-k K | -k K1,K2,...] [--batch-shape B1,B2,...]
+               [--dtype NAME] [--backend LIB] [--device DEV]
+               [-o FILE] [--format npy|npz|txt|csv]
+       %(prog)s --version | --help"""
+
+_DESCRIPTION = """\
+Print an identity or shifted-diagonal matrix, or a batch of them: element
+[..., row, col] is 1 where col - row == k, and 0 elsewhere. The first line of
+the output states the shape, the dtype and the array library; bfloat16,
+float8 and other ml_dtypes values are printed widened to float32 (int4 and
+the like to int64). Where the output is not a terminal, no value is elided,
+and the values are made and printed a block at a time, as they are written
+to a file: an output larger than memory streams.
+
+Or write it as data that NumPy reads: -o FILE takes the format from the
+suffix (.npy; .npz, the array named eye; .txt or .csv text), --format
+chooses it, and -o - (or --format alone) writes to standard output. Text
+starts with a # line (shape, dtype, library) that np.loadtxt skips, then
+each matrix's rows in turn: reshape to the shape the # line states.
+Integers and bools are written as integers, floats as decimals that read
+back as the same value, complex as (re+imj); bfloat16 and the other
+ml_dtypes types are written as their values in text, and refused in .npy
+and .npz (NumPy would read them back as raw bytes)."""
+
+_EPILOG = """\
+examples:
+  eyelike 3 4 -k 1 --batch-shape 2 --dtype int32
+  eyelike 3 -k -1,2 --batch-shape 2        one offset per matrix
+  eyelike 4 --dtype bfloat16 --backend torch
+  eyelike 3 -o eye.npy                     np.load("eye.npy")
+  eyelike 3 --batch-shape 2 -o eye.npz     np.load("eye.npz")["eye"]
+  eyelike 2 3 -k 1 -o eye.txt              np.loadtxt("eye.txt")
+  eyelike 3 --dtype int8 -o eye.csv        np.loadtxt("eye.csv", delimiter=",")
+  eyelike 3 --format csv | python -c ...   np.loadtxt(sys.stdin, delimiter=",")
+
+Bad arguments print the usage and one error line, and exit with status 2;
+a failed write (or one the disk has no room for, refused first) prints one
+error line and exits with status 1; Ctrl-C (SIGINT) or SIGTERM stops it
+with one line and status 130 or 143. Either way an existing file is left
+as it was."""
+
+
+def _entries(text: str, what: str, example: str) -> list[int]:
+    """The integers of a comma-separated list; an empty entry (2,,3) is an
+    error, never skipped."""
+    values = []
+    for i, part in enumerate(text.split(","), 1):
+        if not part.strip():
+            msg = (
+                f"entry {i} of {text!r} is empty; expected {what} separated "
+                f"by commas, e.g. {example}"
+            )
+            raise argparse.ArgumentTypeError(msg)
+        try:
+            values.append(int(part))
+        except ValueError:
+            msg = f"entry {i} of {text!r} is {part.strip()!r}, not an integer"
+            raise argparse.ArgumentTypeError(msg) from None
+    return values
+
+
+def _batch_shape(text: str) -> tuple[int, ...]:
+    # Empty: one matrix, as when the option is left out.
+    return tuple(_entries(text, "sizes", "2,3")) if text.strip() else ()
+
+
+def _offset(text: str) -> int | list[int]:
+    if not text.strip():
+        msg = "expected an integer or a comma-separated list; got an empty value"
+        raise argparse.ArgumentTypeError(msg)
+    values = _entries(text, "offsets", "-1,2")
+    return values[0] if len(values) == 1 else values  # one for every matrix
+
+
+def _parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="eyelike",
+        usage=_USAGE,
+        description=_DESCRIPTION,
+        epilog=_EPILOG,
+        formatter_class=argparse.RawDescriptionHelpFormatter,  # the examples
+    )
+    parser._negative_number_matcher = _NEGATIVE_VALUE
+    parser.add_argument("rows", type=int, metavar="ROWS", help="number of rows")
+    parser.add_argument(
+        "cols",
+        type=int,
+        nargs="?",
+        metavar="COLS",
+        help="number of columns (default: ROWS)",
+    )
+    parser.add_argument(
+        "-k",
+        type=_offset,
+        default=0,
+        metavar="K",
+        help=(
+            "diagonal offset: 0 the main diagonal, > 0 above, < 0 below "
+            "(default 0); or one offset per matrix as a comma-separated "
+            "list, e.g. -k -1,2"
+        ),
+    )
+    parser.add_argument(
+        "--batch-shape",
+        type=_batch_shape,
+        default=(),
+        metavar="B1,B2,...",
+        help="leading batch dimensions, e.g. 2,3 (default: one matrix)",
+    )
+    parser.add_argument(
+        "--dtype",
+        metavar="NAME",
+        help=(
+            "dtype name, e.g. int32, bool, float16, bfloat16 (default: the "
+            "library's default floating dtype)"
+        ),
+    )
+    parser.add_argument(
+        "--backend",
+        default="numpy",
+        choices=sorted(LIBRARIES),
+        metavar="LIB",
+        help=(
+            f"array library to make it with: {', '.join(sorted(LIBRARIES))} "
+            f"(default numpy)"
+        ),
+    )
+    parser.add_argument(
+        "--device",
+        metavar="DEV",
+        help=(
+            "device, by the library's own name for it, e.g. cpu, cuda:0, "
+            "device1 (array_api_strict), or a CUDA device id for cupy"
+        ),
+    )
+    parser.add_argument(
+        "-o",
+        "--output",
+        metavar="FILE",
+        help=(
+            "write the values to FILE instead of printing them, in the format "
+            "its suffix names (.npy, .npz, .txt, .csv); - for standard output"
+        ),
+    )
+    parser.add_argument(
+        "--format",
+        choices=_write.FORMATS,
+        metavar="{npy,npz,txt,csv}",
+        help=(
+            "the format to write, whatever FILE's suffix; without -o, to "
+            "standard output"
+        ),
+    )
+    parser.add_argument("--version", action="version", version=f"eyelike {__version__}")
+    return parser
+
+
+def _named_device(xp: Any, backend: str, text: str | None) -> Any:
+    """The device ``--device`` names: a CUDA device id for CuPy; the
+    namespace's own device of that name where its inspection API lists one
+    (``device1``: array-api-strict's ``Device('device1')``); else the text,
+    for the library to read (``cuda:0`` for torch, ``cpu`` for JAX)."""
+    if text is None:
+        return None
+    if backend == "cupy" and text.isdigit():
+        return int(text)
+    info = getattr(xp, "__array_namespace_info__", None)
+    for device in info().devices() if callable(info) else []:
+        if text in (str(device), repr(device)) or repr(device).endswith(f"({text!r})"):
+            return device
+    return text
 
 
 def _blocks(
     backend: Any, shape: tuple[int, ...], request: dict[str, Any]
 ) -> Iterator[np.ndarray[Any, Any]]:
     """The eye of ``shape`` in order, as NumPy arrays of at most `BLOCK`
-    values (or one row): whole matrices, or rows of one. Rows ``top`` on of
-    a matrix are the eye of ``k + top``; matrix ``m`` takes offset ``m`` of
-    a list, cycled (a list is one offset per index of the last batch
-    dimension, broadcast)."""
+    values (or one row): whole matrices, or rows of one. Rows ``top`` on
+    are the eye of ``k + top``; matrix ``m`` takes entry ``m`` of a list of
+    offsets, cycled (one per index of the last batch dimension)."""
     *batch, n_rows, n_cols = shape
     k = request["k"]
     count = math.prod(batch)
@@ -66,27 +239,22 @@ def _blocks(
 
 def _write_out(args: argparse.Namespace, path: str | None) -> None:
     """Print the eye that ``args`` asks for, or write it to ``path`` (None:
-    standard output); raises ``Refused`` before anything is written, and an
+    standard output); raises `_write.Refused` before anything is written,
     ``OSError`` where the write fails."""
     fmt = _write.chosen_format(args.output, args.format)
-    if fmt is not None:
-        _write.check_target(path, fmt, sys.stdout)
     try:
         xp = importlib.import_module(LIBRARIES[args.backend])
     except ImportError as exc:
         msg = f"backend {args.backend} is not installed ({exc})"
         raise _write.Refused(msg) from None
-    # (A GPU library without a usable device is the API's ValueError, in
-    # the same words: nothing to check first here.)
     n_cols = args.rows if args.cols is None else args.cols
     shape = (*args.batch_shape, args.rows, n_cols)
-    device = named_device(xp, args.backend, args.device)
-    request = {"k": args.k, "batch_shape": tuple(args.batch_shape), "dtype": args.dtype}
+    device = _named_device(xp, args.backend, args.device)
+    request = {"k": args.k, "batch_shape": args.batch_shape, "dtype": args.dtype}
     request |= {"device": device, "xp": xp}
-    # Made whole for a terminal (its view elides) and for a stream that is
-    # memory itself (io.StringIO), under the memory rule; else streamed,
-    # with every rule but the size's checked on the eye with no rows (the
-    # same columns, batch, k, dtype and device), then block by block.
+    # Made whole for a terminal (its view elides) and for a stream in memory
+    # (io.StringIO), under the memory rule; else every rule but the size's
+    # checked on the eye with no rows, then made block by block.
     terminal = fmt is None and sys.stdout.isatty()
     whole = terminal or (path is None and not _has_fd())
     try:
@@ -105,12 +273,9 @@ def _write_out(args: argparse.Namespace, path: str | None) -> None:
                 f"({type(exc).__name__}: {exc})"
             )
             raise _write.Refused(msg) from None
-        # Printed by its own library.
         native = result if whole else eye(args.rows, n_cols, **request)
-        print(f"{header}\n{native}", flush=True)
+        print(f"{header}\n{native}", flush=True)  # as its own library prints it
         return
-    # Widened where NumPy would print ml_dtypes' values without a decimal
-    # point: a float8 eye would read as ``1 0 0``, like an integer one.
     shown = _write.widened(values)
     if fmt is None and shown.dtype.name != dtype:
         header += f" (values shown as {shown.dtype.name})"
@@ -119,20 +284,18 @@ def _write_out(args: argparse.Namespace, path: str | None) -> None:
         return
     _write.check_values(values, dtype, fmt)
     blocks = iter([values]) if whole else _blocks(backend, shape, request)
-    # The first block made before anything is written: if it is made,
-    # every block is (none is larger).
+    # If the first block can be made, every block can (none is larger).
     try:
         first = list(itertools.islice(blocks, 1))
     except (ValueError, MemoryError) as exc:
         msg = f"cannot make the output even one row at a time: {exc}"
         raise _write.Refused(msg) from None
-    blocks = itertools.chain(first, blocks)
-    _write.write(blocks, shape, shown.dtype, header, fmt, path, sys.stdout)
+    _write.write(itertools.chain(first, blocks), shape, shown.dtype, header, fmt, path)
 
 
 def _has_fd() -> bool:
-    """Whether standard output is a file, a pipe or a device (not memory:
-    io.StringIO, pytest's capture)."""
+    """Whether standard output is a file, a pipe or a device, not memory
+    (io.StringIO, pytest's capture)."""
     try:
         sys.stdout.fileno()
     except (OSError, ValueError):
@@ -160,8 +323,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     """
     words = list(sys.argv[1:] if argv is None else argv)
     parser = _parser()
-    if words[:1] == ["bench"]:
-        # It was a subcommand before the benchmark left the package.
+    if words[:1] == ["bench"]:  # a subcommand before the benchmark left
         parser.error(
             "the benchmark is not part of the installed package: from a "
             "checkout of eyelike, run nox -s bench (or python -m benchmarks)"
@@ -179,9 +341,8 @@ def main(argv: Sequence[str] | None = None) -> int:
 
     previous: dict[signal.Signals, Any] = {}
     if threading.current_thread() is threading.main_thread():
-        # (Not a signal ignored, as a shell ignores SIGINT for a job in the
-        # background.)
         for sig in (signal.SIGINT, signal.SIGTERM):
+            # (Not one ignored, as a shell ignores SIGINT for a background job.)
             if signal.getsignal(sig) is not signal.SIG_IGN:
                 previous[sig] = signal.signal(sig, stop)
     try:
@@ -201,29 +362,26 @@ def main(argv: Sequence[str] | None = None) -> int:
 def _run(
     parser: argparse.ArgumentParser, args: argparse.Namespace, path: str | None
 ) -> int:
-    """`main`, once the arguments are read and the signals caught: a
-    refusal is a usage error; a failed write, one line (no traceback: the
-    reason is the system's: no such folder, no space left, no permission)
-    and status 1."""
+    """`main` once the signals are caught: a refusal is a usage error; a
+    failed write, one line with the system's reason and status 1."""
     try:
         _write_out(args, path)
     except _write.Refused as exc:
         parser.error(str(exc))
     except OSError as exc:
         if path is None:
-            # Python's own flush at exit would fail again on a closed or
-            # failing stdout: what is left for it goes to devnull.
+            # Python's flush at exit would fail again: what is left goes
+            # to devnull.
             if _has_fd():
                 devnull = os.open(os.devnull, os.O_WRONLY)
                 os.dup2(devnull, sys.stdout.fileno())
                 os.close(devnull)
             if isinstance(exc, BrokenPipeError):
                 # The reader closed early (``eyelike 3 | head -1``): quietly,
-                # as a command-line tool stopped by SIGPIPE, with its status.
-                return _BROKEN_PIPE
+                # with the status of a tool that SIGPIPE stops.
+                return 128 + 13  # SIGPIPE's number
         where = "standard output" if path is None else repr(path)
-        # The system's reason, not the temporary file's name that it holds.
-        reason = exc.strerror or str(exc)
+        reason = exc.strerror or str(exc)  # not the temporary file's name
         print(f"eyelike: error: cannot write {where}: {reason}", file=sys.stderr)
         return 1
     return 0
