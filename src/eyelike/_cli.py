@@ -1,10 +1,8 @@
 """The command line: ``eyelike ROWS [COLS] [-k K] [--batch-shape 2,3] ...``.
 
-`main` checks the arguments with `eye` itself, then makes the eye block by
-block (whole matrices, or rows of one: `BLOCK` values at most) and prints
-or writes each block before it makes the next, so an output larger than
-memory streams to a pipe or a file. SIGINT and SIGTERM stop it with one
-line. Its files, formats and printed view: ``_cli_write.py``.
+`main` checks the arguments with `eye` itself, then makes and writes the
+eye a block (`BLOCK` values at most) at a time, so that an output larger
+than memory streams. Its files, formats and printed view: ``_cli_write.py``.
 """
 
 from __future__ import annotations
@@ -83,8 +81,7 @@ as it was."""
 
 
 def _entries(text: str, what: str, example: str) -> list[int]:
-    """The integers of a comma-separated list; an empty entry (2,,3) is an
-    error, never skipped."""
+    """The integers of a comma-separated list; an empty entry (2,,3) is an error."""
     values = []
     for i, part in enumerate(text.split(","), 1):
         if not part.strip():
@@ -218,8 +215,7 @@ def _blocks(
 ) -> Iterator[np.ndarray[Any, Any]]:
     """The eye of ``shape`` in order, as NumPy arrays of at most `BLOCK`
     values (or one row): whole matrices, or rows of one. Rows ``top`` on
-    are the eye of ``k + top``; matrix ``m`` takes entry ``m`` of a list of
-    offsets, cycled (one per index of the last batch dimension)."""
+    are the eye of ``k + top``; matrix ``m``, of offset ``m`` of a list, cycled."""
     *batch, n_rows, n_cols = shape
     k = request["k"]
     count = math.prod(batch)
@@ -277,12 +273,21 @@ def _write_out(args: argparse.Namespace, path: str | None) -> None:
         print(f"{header}\n{native}", flush=True)  # as its own library prints it
         return
     shown = _write.widened(values)
-    if fmt is None and shown.dtype.name != dtype:
-        header += f" (values shown as {shown.dtype.name})"
+    if shown.dtype.name != dtype:  # an ml_dtypes type, or torch's bfloat16
+        if fmt is None:
+            header += f" (values shown as {shown.dtype.name})"
+        elif fmt in _write.BINARY:
+            read = "raw bytes" if shown is not values else values.dtype.name
+            msg = (
+                f"--format {fmt} cannot record dtype {dtype}: NumPy has no such "
+                f"type, and np.load would read back {read}. "
+                f"Write text (--format txt or csv: the values as decimals), or "
+                f"choose a NumPy dtype, e.g. --dtype float32"
+            )
+            raise _write.Refused(msg)
     if terminal:  # NumPy's summary of a long one, elided with "..."
         print(f"{header}\n{shown}", flush=True)
         return
-    _write.check_values(values, dtype, fmt)
     blocks = iter([values]) if whole else _blocks(backend, shape, request)
     # If the first block can be made, every block can (none is larger).
     try:

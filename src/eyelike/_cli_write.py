@@ -28,7 +28,7 @@ import numpy as np
 
 from ._validate.dtypes import is_ml_dtype
 
-__all__ = ["FORMATS", "Refused", "check_values", "chosen_format", "widened", "write"]
+__all__ = ["BINARY", "FORMATS", "Refused", "chosen_format", "widened", "write"]
 
 FORMATS = ("npy", "npz", "txt", "csv")
 BINARY = ("npy", "npz")
@@ -72,21 +72,6 @@ def chosen_format(output: str | None, fmt: str | None) -> str | None:
             msg = f"--format {fmt} is binary, and standard output takes text only here"
             raise Refused(msg)
     return fmt
-
-
-def check_values(values: np.ndarray[Any, Any], dtype: str, fmt: str | None) -> None:
-    """Refuse ``.npy`` and ``.npz`` where they cannot record ``dtype`` (the
-    result's own; ``values``, its copy on the host): ml_dtypes' types are
-    stored as raw bytes, and torch's bfloat16 arrives widened."""
-    if fmt in BINARY and (is_ml_dtype(values.dtype) or values.dtype.name != dtype):
-        read = "raw bytes" if is_ml_dtype(values.dtype) else values.dtype.name
-        msg = (
-            f"--format {fmt} cannot record dtype {dtype}: NumPy has no such "
-            f"type, and np.load would read back {read}. "
-            f"Write text (--format txt or csv: the values as decimals), or "
-            f"choose a NumPy dtype, e.g. --dtype float32"
-        )
-        raise Refused(msg)
 
 
 def widened(values: np.ndarray[Any, Any]) -> np.ndarray[Any, Any]:
