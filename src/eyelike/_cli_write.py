@@ -18,7 +18,6 @@ import os
 import shutil
 import stat
 import sys
-import types
 import zipfile
 from collections.abc import Callable, Iterable, Iterator
 from pathlib import Path
@@ -119,25 +118,23 @@ def write(
 
     def put(f: Any) -> None:
         if fmt != "npz":
-            for piece in pieces:
-                f.write(piece)
+            f.writelines(pieces)
             return
         # One stored entry, as np.savez writes it; ZIP64, its size unknown.
         with (
             zipfile.ZipFile(f, "w") as archive,
             archive.open("eye.npy", "w", force_zip64=True) as entry,
         ):
-            for piece in pieces:
-                entry.write(piece)
+            entry.writelines(pieces)
 
     if path is not None:
         _replace(path, put, size)
         return
     sys.stdout.flush()
-    binary = getattr(sys.stdout, "buffer", None)
-    if binary is None:  # io.StringIO: text only (chosen_format)
-        binary = types.SimpleNamespace(write=lambda b: sys.stdout.write(b.decode()))
-    put(binary)
+    if getattr(sys.stdout, "buffer", None) is None:  # io.StringIO: text only
+        sys.stdout.writelines(piece.decode() for piece in pieces)
+    else:
+        put(sys.stdout.buffer)
     sys.stdout.flush()
 
 
