@@ -1,18 +1,16 @@
 """The JAX backend: the library's rules, and the batch made in one XLA
 computation.
 
-Eager JAX runs each ``jnp`` call as its own computation, and every one of
-them writes a full-size array: ``broadcast_to(mask)`` then ``astype`` makes
-the batch twice, and ``jnp.eye`` alone is several calls. eyelike instead
-jits one function of the shape (static) and ``k`` (traced, so a new offset
-compiles nothing): two iotas, a compare and a cast, which XLA fuses into one
-kernel writing the output once. Under an outer ``jax.jit`` (or ``vmap``) it
-is simply inlined. The output's placement (a device, or any sharding) is
-the jitted function's ``out_shardings``, so a sharded result is made in
-place rather than moved. Where JAX's types carry a sharding (mesh axes of
-type Explicit), the iotas are made with it: under ``jit``, ``eye_like(x)``
-then has ``x``'s sharding, as ``jnp.zeros_like(x)`` has, and each device
-computes only its shard.
+Eagerly, each ``jnp`` call is a computation of its own writing a full-size
+array (``jnp.eye`` alone is several). eyelike instead jits one function of
+the shape (static) and ``k`` (traced, so a new offset compiles nothing):
+two iotas, a compare and a cast, which XLA fuses into one kernel writing
+the output once; under an outer ``jax.jit`` or ``vmap`` it is inlined. The
+output's placement (a device, or any sharding) is the jitted function's
+``out_shardings``, so a sharded result is made in place, not moved. Where
+JAX's types carry a sharding (Explicit mesh axes), the iotas are made with
+it: under ``jit``, ``eye_like(x)`` then has ``x``'s sharding, as
+``jnp.zeros_like(x)`` has, and each device computes only its shard.
 """
 
 from __future__ import annotations
@@ -79,11 +77,10 @@ class JaxBackend(Backend):
 
         if isinstance(x, jax.core.Tracer):
             return None  # inside jit or vmap: placement is the caller's
-        sharding = x.sharding
         # One device: that device (as jnp.eye takes it); else the sharding,
         # which the result then carries, as jnp.eye(..., device=) gives.
-        devices = sharding.device_set
-        return next(iter(devices)) if len(devices) == 1 else sharding
+        devices = x.sharding.device_set
+        return next(iter(devices)) if len(devices) == 1 else x.sharding
 
     def dtype(self, dtype: Any, device: Any) -> tuple[Any, int]:
         import jax
@@ -108,8 +105,7 @@ class JaxBackend(Backend):
         import jax
 
         if device is None or isinstance(k, jax.core.Tracer):
-            # No placement asked, or inside jit or vmap: the caller's.
-            return k
+            return k  # no placement asked, or inside jit or vmap: the caller's
         if isinstance(device, jax.sharding.NamedSharding):
             # Every device of the output's mesh reads the offsets: all of them.
             spec = jax.sharding.PartitionSpec()
@@ -120,9 +116,9 @@ class JaxBackend(Backend):
         return jax.device_put(k, next(iter(devices)))
 
     def _clamp(self, k: Any, n_rows: int, n_cols: int, device: Any) -> Any:
-        # Clamped inside the build's one computation (`_builder`), fused:
-        # eagerly, each jnp call here would be a computation of its own
-        # (~10 us each, most of a small call).
+        # Moved now; clamped (the base class's rule) inside the build's one
+        # computation (`_builder`), fused: eagerly each jnp call of the
+        # clamp would be a computation of its own (~10 us, most of a call).
         return self._move_k(k, device)
 
     def _on_host(self, device: Any) -> bool:
@@ -133,9 +129,8 @@ class JaxBackend(Backend):
         return all(d.platform == "cpu" for d in _devices_of(device))
 
     def _traced_only(self) -> bool:
-        # Under jit, vmap, eval_shape or export every jnp call is traced,
-        # and makes a tracer: the output is then XLA's to allocate, when
-        # (and where) the program runs.
+        # Under jit, vmap, eval_shape or export every jnp call is traced: the
+        # output is XLA's to allocate when (and where) the program runs.
         # JAX's own flag first: the probe below allocates (and compiles) a
         # value the first time.
         try:
@@ -149,19 +144,16 @@ class JaxBackend(Backend):
     def eye(self, build: Build) -> Any:
         import jax
 
-        # Immutable arrays: never an out.
         shape, k, dtype, device = build.shape, build.k, build.dtype, build.device
         jnp = self._xp
         index = self._index_dtype(device)
-        n_rows, n_cols = shape[-2:]
-        placement = None
-        if isinstance(device, jax.sharding.Sharding):
-            _check_fits(device, shape)  # an empty output too
-            placement = device
-        elif device is not None:
-            placement = jax.sharding.SingleDeviceSharding(device)
-        off_mesh = False
-        if placement is not None:
+        placement, off_mesh = None, False
+        if device is not None:
+            if isinstance(device, jax.sharding.Sharding):
+                _check_fits(device, shape)  # an empty output too
+                placement = device
+            else:
+                placement = jax.sharding.SingleDeviceSharding(device)
             placement, off_mesh = on_mesh(
                 jax.sharding,
                 placement,
@@ -176,26 +168,22 @@ class JaxBackend(Backend):
             placement if placement is not None else aval_sharding(build.like)
         )
         size = math.prod(shape)
-        if type(size) is int:
-            # (Symbolic sizes, jax.export's, are neither compared nor
-            # checked: XLA judges them when the program runs.)
+        if type(size) is int:  # (symbolic sizes, jax.export's: XLA judges them)
             if size == 0:  # nothing to compute: no iotas either
                 if typed is not None and (placement is None or self._traced_only()):
                     # (Under jit, jnp.zeros' device= is dropped.)
                     return jnp.zeros(shape, dtype=dtype, out_sharding=typed)
                 return jnp.zeros(shape, dtype=dtype, device=placement)
-            check_index_fits(n_rows, n_cols, index, jnp.iinfo(index).max)
+            check_index_fits(shape[-2], shape[-1], index, jnp.iinfo(index).max)
         # A host value, not jnp.asarray: jit moves it with the call, where an
         # eager conversion would be a computation of its own.
         offsets = np.asarray(k, dtype=index) if isinstance(k, (int, np.ndarray)) else k
-        build_it = _builder(placement)
-        # (typed only where there is one: a static argument less to hash on
-        # the common call.)
+        build_it = _builder(self, placement)
+        # (typed only where there is one: a static argument less to hash.)
         more = {} if typed is None else {"typed": typed}
         if off_mesh:
-            # Eagerly, a placement off the mesh set by jax.set_mesh (one
-            # device, or another mesh's sharding): jit refuses out_shardings
-            # there, so this one computation, fully placed, runs outside it.
+            # Eagerly, a placement off the mesh set by jax.set_mesh: jit
+            # refuses out_shardings there, so the build runs outside it.
             with jax.sharding.set_mesh(None):
                 return build_it(offsets, shape=shape, dtype=dtype, index=index, **more)
         return build_it(offsets, shape=shape, dtype=dtype, index=index, **more)
@@ -203,16 +191,14 @@ class JaxBackend(Backend):
     def _check_empty(self, shape: tuple[int, ...], itemsize: int, device: Any) -> None:
         # JAX arrays have no strides: only XLA's own limits apply.
         lead = math.prod(itertools.takewhile(bool, shape))
-        if lead > 2**60:
-            # XLA aborts the process (no exception) past this.
+        if lead > 2**60:  # XLA aborts the process (no exception) past this
             msg = (
                 f"output shape {shape} has no elements but JAX cannot represent "
                 f"it: its leading dimensions multiply past 2**60"
             )
             raise ValueError(msg)
         # XLA spends host memory on an empty array in proportion to the
-        # dimensions before its first zero (about 8 bytes each, more with
-        # several dimensions).
+        # dimensions before its first zero (about 8 bytes each, or more).
         cost = lead * 16
         memory = _size.physical_memory()
         if cost > memory and self._on_host(device):
@@ -225,9 +211,8 @@ class JaxBackend(Backend):
 
 
 def _check_fits(sharding: Any, shape: tuple[int, ...]) -> None:
-    """Refuse a sharding that cannot lay out ``shape`` (a dimension it splits
-    that its mesh does not divide, or more dimensions than the output has),
-    before XLA refuses it with an error that names no parameter."""
+    """Refuse a sharding that cannot lay out ``shape``, before XLA refuses
+    it with an error that names no parameter."""
     try:
         sharding.shard_shape(shape)
     except (ValueError, IndexError, TypeError) as exc:
@@ -245,17 +230,15 @@ def _devices_of(device: Any) -> Any:
 
 
 def _one_device(device: Any) -> Any:
-    """A device for questions a sharding cannot answer (dtypes, index type):
-    every device of one sharding is of one platform."""
-    if device is None or not hasattr(device, "device_set"):
-        return device
-    return next(iter(device.device_set))
+    """A device of a sharding (all are of one platform), for the questions
+    only a device answers (dtypes, the index type); None stays None."""
+    return None if device is None else next(iter(_devices_of(device)))
 
 
 @functools.lru_cache(maxsize=64)
-def _builder(placement: Any) -> Any:
+def _builder(backend: JaxBackend, placement: Any) -> Any:
     """The jitted batch maker for one output placement (None: the default
-    device, or wherever an outer jit puts it). ``typed``: the sharding of
+    device, or wherever an outer jit puts it); ``typed``: the sharding of
     the output's type (`typed_sharding`), or None."""
     import jax
     from jax import lax
@@ -263,10 +246,9 @@ def _builder(placement: Any) -> Any:
     def build(
         k: Any, *, shape: tuple[int, ...], dtype: Any, index: Any, typed: Any = None
     ) -> Any:
-        if k.dtype != index:  # the caller's own array (`JaxBackend._clamp`)
-            k = _clamped(k, shape[-2], shape[-1], index)
-        # (Older JAX has no out_sharding; `typed` is None there: no
-        # Explicit axes.)
+        if k.dtype != index:  # the caller's own array, moved (`JaxBackend._clamp`)
+            k = Backend._clamp(backend, k, shape[-2], shape[-1], None)
+        # (Older JAX has no out_sharding; typed is None there.)
         kwargs = {} if typed is None else {"out_sharding": typed}
         rows = lax.broadcasted_iota(index, shape, len(shape) - 2, **kwargs)
         cols = lax.broadcasted_iota(index, shape, len(shape) - 1, **kwargs)
@@ -277,16 +259,3 @@ def _builder(placement: Any) -> Any:
     kwargs = {} if placement is None else {"out_shardings": placement}
     names = ("shape", "dtype", "index", "typed")
     return jax.jit(build, static_argnames=names, **kwargs)
-
-
-def _clamped(k: Any, n_rows: Any, n_cols: Any, index: Any) -> Any:
-    """An integer array ``k`` clamped into ``[-n_rows, n_cols]`` in the
-    index type (`Backend._clamp`'s rule, traced into the build)."""
-    import jax.numpy as jnp
-
-    if not (type(n_rows) is int and type(n_cols) is int):
-        # Symbolic sizes (jax.export's) cannot be compared with k's type's
-        # bounds: in the index type first, which holds them.
-        return jnp.clip(k.astype(index), -n_rows, n_cols)
-    info = jnp.iinfo(k.dtype)
-    return jnp.clip(k, max(-n_rows, info.min), min(n_cols, info.max)).astype(index)
