@@ -27,7 +27,7 @@ from ..._validate import size as _size
 from ..._validate.text import no_usable_device, show
 from .._base import Backend, Build
 from ..reference import check_index_fits
-from .mesh import aval_sharding, on_mesh, resharded, typed_sharding
+from .mesh import aval_sharding, placement_of, resharded, typed_sharding
 
 __all__ = ["JaxBackend"]
 
@@ -149,18 +149,8 @@ class JaxBackend(Backend):
         index = self._index_dtype(device)
         placement, off_mesh = None, False
         if device is not None:
-            if isinstance(device, jax.sharding.Sharding):
-                _check_fits(device, shape)  # an empty output too
-                placement = device
-            else:
-                placement = jax.sharding.SingleDeviceSharding(device)
-            placement, off_mesh = on_mesh(
-                jax.sharding,
-                placement,
-                device,
-                build.like is not None,
-                self._traced_only,
-            )
+            like = build.like is not None
+            placement, off_mesh = placement_of(device, shape, like, self._traced_only)
         # The sharding of the output's type: the placement's, or under jit
         # the traced x's (as jnp.zeros_like takes it), where it names
         # Explicit axes; else None (placement, or the compiler's choice).
@@ -208,20 +198,6 @@ class JaxBackend(Backend):
                 f"{memory} bytes of memory"
             )
             raise MemoryError(msg)
-
-
-def _check_fits(sharding: Any, shape: tuple[int, ...]) -> None:
-    """Refuse a sharding that cannot lay out ``shape``, before XLA refuses
-    it with an error that names no parameter."""
-    try:
-        sharding.shard_shape(shape)
-    except (ValueError, IndexError, TypeError) as exc:
-        msg = (
-            f"device: the sharding {show(sharding, 200)} cannot lay out an "
-            f"output of shape {shape} (each dimension it splits must divide "
-            f"evenly): {str(exc)[:300]}"
-        )
-        raise ValueError(msg) from None
 
 
 def _devices_of(device: Any) -> Any:
