@@ -90,16 +90,15 @@ class JaxBackend(Backend):
         return self._table_dtype((self, device, x64), dtype, device)
 
     def _dtype_table(self, device: Any) -> dict[str, Any]:
-        table = super()._dtype_table(_one_device(device))
+        # (JAX's dtypes are the same on every device; its inspection API
+        # takes a sharding as well.)
+        table = super()._dtype_table(device)
         # (float8_e8m0fnu too, to be refused by name: it has no exact zero.)
         for name in _dtypes.EXTRA_NAMES:
             dt = getattr(self._xp, name, None)
             if dt is not None:
                 table.setdefault(name, dt)
         return table
-
-    def _index_dtype(self, device: Any) -> Any:
-        return super()._index_dtype(_one_device(device))
 
     def _move_k(self, k: Any, device: Any) -> Any:
         import jax
@@ -203,12 +202,6 @@ class JaxBackend(Backend):
 def _devices_of(device: Any) -> Any:
     """The devices of a jax.Device or a sharding."""
     return getattr(device, "device_set", None) or (device,)
-
-
-def _one_device(device: Any) -> Any:
-    """A device of a sharding (all are of one platform), for the questions
-    only a device answers (dtypes, the index type); None stays None."""
-    return None if device is None else next(iter(_devices_of(device)))
 
 
 @functools.lru_cache(maxsize=64)
