@@ -1,16 +1,13 @@
 """The JAX backend: the library's rules, and the batch made in one XLA
 computation.
 
-Eagerly, each ``jnp`` call is a computation of its own writing a full-size
-array (``jnp.eye`` alone is several). eyelike instead jits one function of
-the shape (static) and ``k`` (traced, so a new offset compiles nothing):
-two iotas, a compare and a cast, which XLA fuses into one kernel writing
-the output once; under an outer ``jax.jit`` or ``vmap`` it is inlined. The
-output's placement (a device, or any sharding) is the jitted function's
-``out_shardings``, so a sharded result is made in place, not moved. Where
-JAX's types carry a sharding (Explicit mesh axes), the iotas are made with
-it: under ``jit``, ``eye_like(x)`` then has ``x``'s sharding, as
-``jnp.zeros_like(x)`` has, and each device computes only its shard.
+Eagerly each ``jnp`` call is a computation of its own, writing a full-size
+array. eyelike jits one function of the shape (static) and ``k`` (traced:
+a new offset compiles nothing), two iotas, a compare and a cast, which XLA
+fuses into one kernel writing the output once (inlined under an outer
+``jit`` or ``vmap``). Its ``out_shardings`` is the output's placement, so
+a sharded result is made in place; on Explicit mesh axes the iotas carry
+the sharding, so each device computes only its shard.
 """
 
 from __future__ import annotations
@@ -32,10 +29,7 @@ from .mesh import aval_sharding, placement_of, resharded, typed_sharding
 __all__ = ["JaxBackend"]
 
 
-# Appended to the error for a standard dtype the device lacks.
-_X64_HINT = " (64-bit types need jax.config.update('jax_enable_x64', True))"
-# The accelerator platforms JAX names (their devices, in messages): asked
-# for where JAX has none, the message says no such device is usable here.
+# JAX's accelerator platforms: asked for where JAX has none, no usable device.
 _ACCELERATORS = {"gpu": "GPU", "cuda": "CUDA", "rocm": "ROCm", "tpu": "TPU"}
 
 
@@ -46,7 +40,7 @@ class JaxBackend(Backend):
     # (jax.experimental.array_api: the standard's namespace of older JAX.)
     namespaces = ("jax.numpy", "jax.experimental.array_api")
     takes = frozenset()
-    _dtype_hint = _X64_HINT
+    _dtype_hint = " (64-bit types need jax.config.update('jax_enable_x64', True))"
     _host_memory = None  # on CPU devices, yes
     _scratch = 0  # one fused computation: the output is all it writes
 
@@ -90,8 +84,7 @@ class JaxBackend(Backend):
         return self._table_dtype((self, device, x64), dtype, device)
 
     def _dtype_table(self, device: Any) -> dict[str, Any]:
-        # (JAX's dtypes are the same on every device; its inspection API
-        # takes a sharding as well.)
+        # (JAX's inspection API takes a sharding as well as a device.)
         table = super()._dtype_table(device)
         # (float8_e8m0fnu too, to be refused by name: it has no exact zero.)
         for name in _dtypes.EXTRA_NAMES:
@@ -110,14 +103,12 @@ class JaxBackend(Backend):
             spec = jax.sharding.PartitionSpec()
             return jax.device_put(k, jax.sharding.NamedSharding(device.mesh, spec))
         devices = _devices_of(device)
-        if len(devices) != 1:
-            return k  # (another sharding: jit places k with the call)
-        return jax.device_put(k, next(iter(devices)))
+        # (Another sharding of several devices: jit places k with the call.)
+        return jax.device_put(k, next(iter(devices))) if len(devices) == 1 else k
 
     def _clamp(self, k: Any, n_rows: int, n_cols: int, device: Any) -> Any:
-        # Moved now; clamped (the base class's rule) inside the build's one
-        # computation (`_builder`), fused: eagerly each jnp call of the
-        # clamp would be a computation of its own (~10 us, most of a call).
+        # Moved now; clamped by the base class's rule in the build's one
+        # computation (`_builder`): eagerly, each jnp call is ~10 us.
         return self._move_k(k, device)
 
     def _on_host(self, device: Any) -> bool:
@@ -128,10 +119,8 @@ class JaxBackend(Backend):
         return all(d.platform == "cpu" for d in _devices_of(device))
 
     def _traced_only(self) -> bool:
-        # Under jit, vmap, eval_shape or export every jnp call is traced: the
-        # output is XLA's to allocate when (and where) the program runs.
-        # JAX's own flag first: the probe below allocates (and compiles) a
-        # value the first time.
+        # (Under jit, vmap, eval_shape or export: XLA allocates the output
+        # when the program runs.) JAX's own flag: the probe compiles.
         try:
             from jax._src.core import trace_state_clean
         except ImportError:  # a JAX without it: a value made now tells
@@ -150,9 +139,8 @@ class JaxBackend(Backend):
         if device is not None:
             like = build.like is not None
             placement, off_mesh = placement_of(device, shape, like, self._traced_only)
-        # The sharding of the output's type: the placement's, or under jit
-        # the traced x's (as jnp.zeros_like takes it), where it names
-        # Explicit axes; else None (placement, or the compiler's choice).
+        # The sharding of the output's type where it names Explicit axes:
+        # the placement's, or under jit the traced x's (as jnp.zeros_like's).
         typed = typed_sharding(
             placement if placement is not None else aval_sharding(build.like)
         )

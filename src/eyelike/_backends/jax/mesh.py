@@ -1,8 +1,6 @@
-"""JAX's meshes and shardings, as the JAX backend keeps them: an output's
-placement, under the mesh set by ``jax.set_mesh`` too (`placement_of`); the
-sharding in a traced array's type (`aval_sharding`); the one an output's
-type carries (`typed_sharding`: Explicit mesh axes); and a sharded ``k``
-laid out as the output's batch (`resharded`)."""
+"""JAX's meshes and shardings, for the JAX backend: an output's placement
+(under ``jax.set_mesh`` too), the sharding of a type (Explicit mesh axes),
+and a sharded ``k`` laid out as the output's batch."""
 
 from __future__ import annotations
 
@@ -19,18 +17,11 @@ def placement_of(
 ) -> tuple[Any, bool]:
     """The sharding an output on ``device`` (a device or a sharding) is made
     with, and whether the build must run outside the mesh set by
-    ``jax.set_mesh``: eagerly, where that mesh is not the placement's (one
-    device, or another mesh's sharding). Under jit a result is placed on
-    that mesh only: ``eye_like`` of an ``x`` on one device then places it
-    there, as ``jnp.zeros_like`` does (None), and ``eye(device=<one
-    device>)`` is refused naming ``device`` (JAX's own error names none).
-
-    Raises
-    ------
-    ValueError
-        A sharding that cannot lay out ``shape``; under jit, ``device`` one
-        device, off the mesh of several, or a sharding of another mesh.
-    """
+    ``jax.set_mesh`` (eagerly, a placement off it). Under jit a result is
+    placed on that mesh only: ``eye_like`` of an ``x`` on one device there,
+    as ``jnp.zeros_like`` does (None); ``eye(device=<one device>)`` or a
+    sharding of another mesh is refused naming ``device``, as is a sharding
+    that cannot lay out ``shape`` (JAX's own errors name no parameter)."""
     from jax import sharding
 
     if not isinstance(device, sharding.Sharding):
@@ -88,8 +79,7 @@ def typed_sharding(sharding: Any) -> Any:
     """``sharding`` where JAX's types carry it: a NamedSharding naming mesh
     axes, all of type Explicit. Else None: Auto axes are the compiler's to
     choose (the placement, ``out_shardings``, still holds)."""
-    spec = getattr(sharding, "spec", None)
-    names = None if spec is None else _axis_names(spec)
+    names = _axis_names(getattr(sharding, "spec", None))
     if not names:  # (a device, none, or replicated: the common call, no import)
         return None
     import jax
@@ -104,20 +94,14 @@ def typed_sharding(sharding: Any) -> Any:
 
 def _axis_names(spec: Any) -> list[str]:
     """The mesh axes a PartitionSpec names."""
-    names: list[str] = []
-    for entry in spec or ():
-        if isinstance(entry, str):
-            names.append(entry)
-        elif isinstance(entry, tuple):
-            names.extend(entry)
-    return names
+    entries = [(e,) if isinstance(e, str) else e for e in spec or ()]
+    return [name for e in entries if isinstance(e, tuple) for name in e]
 
 
 def resharded(k: Any, shape: tuple[int, ...], typed: Any) -> Any:
     """A traced ``k`` laid out as the output's batch dimensions are, where
-    its type names other mesh axes: a ``k`` sharded along the axis that
-    splits the rows would make JAX refuse the compare (one axis on two
-    dimensions). A replicated ``k`` meets any sharding: left as it is."""
+    its type names other mesh axes (one sharded along the axis that splits
+    the rows: JAX refuses one axis on two dimensions)."""
     import jax
 
     have = aval_sharding(k)
