@@ -28,20 +28,10 @@ __all__ = ["eye_like"]
 # The TensorProto ``DataType`` values EyeLike-9 allows (for T1 and T2),
 # with the standard dtype name each one means.
 _TENSOR_TYPES: dict[int, str] = {
-    1: "float32",  # FLOAT
-    2: "uint8",  # UINT8
-    3: "int8",  # INT8
-    4: "uint16",  # UINT16
-    5: "int16",  # INT16
-    6: "int32",  # INT32
-    7: "int64",  # INT64
-    9: "bool",  # BOOL
-    10: "float16",  # FLOAT16
-    11: "float64",  # DOUBLE
-    12: "uint32",  # UINT32
-    13: "uint64",  # UINT64
-}
-
+    1: "float32", 2: "uint8", 3: "int8", 4: "uint16", 5: "int16", 6: "int32",
+    7: "int64", 9: "bool", 10: "float16", 11: "float64", 12: "uint32",
+    13: "uint64",
+}  # fmt: skip
 # Every TensorProto.DataType name, for error messages only.
 _ENUM_NAMES = (
     "UNDEFINED", "FLOAT", "UINT8", "INT8", "UINT16", "INT16", "INT32", "INT64",
@@ -53,42 +43,12 @@ _ENUM_NAMES = (
 _ALLOWED = ", ".join(f"{v} {_ENUM_NAMES[v]}" for v in _TENSOR_TYPES)
 
 
-def _enum_label(value: int) -> str:
-    return _ENUM_NAMES[value] if 0 <= value < len(_ENUM_NAMES) else "unknown"
-
-
-def _output_type(dtype: Any) -> str:
-    """The standard dtype name for the ``dtype`` attribute (a TensorProto enum)."""
-    if not is_integer_scalar(dtype):
-        msg = (
-            f"dtype must be None or a TensorProto DataType enum int "
-            f"({_ALLOWED}); got {type(dtype).__name__} {show(dtype)}"
-        )
-        raise DTypeError(msg)
-    value = int(dtype)
-    name = _TENSOR_TYPES.get(value)
-    if name is None:
-        msg = (
-            f"dtype={value} ({_enum_label(value)}) is not an EyeLike-9 output "
-            f"type; allowed TensorProto enums: {_ALLOWED}"
-        )
-        raise DTypeError(msg)
-    return name
-
-
-def _attribute_k(k: Any) -> int:
-    """``k`` as the operator's int64 attribute."""
-    if not is_integer_scalar(k):
-        msg = (
-            f"k must be an int (EyeLike-9's int64 attribute); got "
-            f"{type(k).__name__} {show(k)}"
-        )
-        raise TypeError(msg)
-    value = int(k)
-    if not INT64_MIN <= value <= INT64_MAX:
-        msg = f"k must fit in int64 (EyeLike-9's attribute type); got {value}"
-        raise ValueError(msg)
-    return value
+def _attribute(value: Any, wants: str, error: type[TypeError]) -> int:
+    """An int attribute's value, or ``error`` saying what it ``wants``."""
+    if not is_integer_scalar(value):
+        msg = f"{wants}; got {type(value).__name__} {show(value)}"
+        raise error(msg)
+    return int(value)
 
 
 # The result's type: x's, as for eyelike.eye_like (a NumPy array keeps its
@@ -169,21 +129,30 @@ def eye_like(x: Any, *, dtype: int | None = None, k: int = 0) -> Any:
     if len(shape) != 2:
         msg = f"x must have rank 2 (EyeLike-9 takes a matrix); got shape {shape}"
         raise ValueError(msg)
-    in_name = dtype_name(x.dtype)
-    if in_name not in _TENSOR_TYPES.values():
+    if dtype_name(x.dtype) not in _TENSOR_TYPES.values():
         msg = (
             f"x has dtype {x.dtype}, not an EyeLike-9 input type; allowed: "
             f"{', '.join(_TENSOR_TYPES.values())}"
         )
         raise TypeError(msg)
-    offset = _attribute_k(k)
+    offset = _attribute(k, "k must be an int (EyeLike-9's int64 attribute)", TypeError)
+    if not INT64_MIN <= offset <= INT64_MAX:
+        msg = f"k must fit in int64 (EyeLike-9's attribute type); got {offset}"
+        raise ValueError(msg)
     if dtype is None:
         return _core_like.eye_like(x, k=offset)
-    name = _output_type(dtype)
+    wants = f"dtype must be None or a TensorProto DataType enum int ({_ALLOWED})"
+    value = _attribute(dtype, wants, DTypeError)
+    label = _ENUM_NAMES[value] if 0 <= value < len(_ENUM_NAMES) else "unknown"
+    if value not in _TENSOR_TYPES:
+        msg = (
+            f"dtype={value} ({label}) is not an EyeLike-9 output type; allowed "
+            f"TensorProto enums: {_ALLOWED}"
+        )
+        raise DTypeError(msg)
     try:
-        out_dtype, _ = backend.dtype(name, backend.device_of(x))
+        out_dtype, _ = backend.dtype(_TENSOR_TYPES[value], backend.device_of(x))
     except DTypeError as exc:
-        label = _enum_label(int(dtype))
-        msg = f"dtype={int(dtype)} ({label}) is not available for {backend.name}: {exc}"
+        msg = f"dtype={value} ({label}) is not available for {backend.name}: {exc}"
         raise DTypeError(msg) from None
     return _core_like.eye_like(x, k=offset, dtype=out_dtype)

@@ -11,8 +11,6 @@ This module does not import the ``openvino`` package.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-from types import ModuleType
 from typing import TYPE_CHECKING, Any, TypeAlias, overload
 
 import numpy as np
@@ -20,13 +18,12 @@ from array_api_compat import array_namespace
 
 from . import _core
 from ._backends import DEFAULT, backend_of_array
-from ._backends._base import Backend
-from ._validate import dtypes as _dtypes
-from ._validate.dtypes import DTypeError
+from ._validate.dtypes import DTypeError, dtype_name
 from ._validate.integers import (
     INT64_MAX,
     INT64_MIN,
     holds_no_values,
+    is_array,
     is_integer_scalar,
     is_time,
     within_int64,
@@ -36,12 +33,14 @@ from ._validate.text import show
 if TYPE_CHECKING:
     import numpy.typing as npt
 
+    from ._backends._base import Backend
     from ._typing import ArrayT, NoArray, ShapedT, Tensor
 
     # The inputs that choose no namespace: a count or index as a Python int
     # or a NumPy integer scalar, a batch shape as a list or tuple of them.
     _Int: TypeAlias = int | np.integer[Any]
     _Dims: TypeAlias = list[Any] | tuple[Any, ...] | None
+    _Arrays: TypeAlias = dict[str, tuple[Any, Backend]]
 
 __all__ = ["eye"]
 
@@ -175,84 +174,42 @@ def eye(
            [[False, False],
             [ True, False]]])
     """
-    dtype_name = _output_dtype_name(output_type)
-    rows, rows_src = _scalar(num_rows, "num_rows")
-    cols, cols_src = _scalar(num_columns, "num_columns")
-    k, k_src = _scalar(diagonal_index, "diagonal_index")
-    batch, batch_src = _batch(batch_shape)
-    within_int64(rows, "num_rows", "fit in int64")
-    within_int64(cols, "num_columns", "fit in int64")
-    if not INT64_MIN <= k <= INT64_MAX:
-        msg = f"diagonal_index must fit in int64 (Eye-9's T_NUM); got {k}"
-        raise ValueError(msg)
-    backend, dev, xp = _placement(
-        {
-            "num_rows": rows_src,
-            "num_columns": cols_src,
-            "diagonal_index": k_src,
-            "batch_shape": batch_src,
-        }
-    )
+    standard = _output_dtype_name(output_type)
+    arrays: _Arrays = {}  # the array inputs, by name, and their backends
+    rows = _scalar(num_rows, "num_rows", arrays)
+    cols = _scalar(num_columns, "num_columns", arrays)
+    k = _scalar(diagonal_index, "diagonal_index", arrays, count=False)
+    batch = _batch(batch_shape, arrays)
+    backend, dev, xp = _placement(arrays)
     try:
-        dtype, _ = backend.dtype(dtype_name, dev)
+        dtype, _ = backend.dtype(standard, dev)
     except DTypeError as exc:
-        msg = f"output_type={show(output_type)} ({dtype_name}) is not available: {exc}"
+        msg = f"output_type={show(output_type)} ({standard}) is not available: {exc}"
         raise DTypeError(msg) from None
-    return _core.eye(
-        rows,
-        cols,
-        k=k,
-        batch_shape=batch,
-        dtype=dtype,
-        device=dev,
-        xp=xp,
-    )
-
-
-# Eye-9's inputs, read as the operator specifies them: ``T_NUM`` scalars (a
-# Python int, or a 0-D or 1-element int32/int64 array), the 1-D
-# ``batch_shape``, the ``output_type`` element type (by name or as an
-# ``openvino.Type``), and the one namespace the array inputs come from.
+    return _core.eye(rows, cols, k=k, batch_shape=batch, dtype=dtype, device=dev, xp=xp)
 
 
 # OpenVINO element type name -> standard dtype name, for every type produced.
 _OUTPUT_TYPES = {
-    "boolean": "bool",
-    "bf16": "bfloat16",
-    "f16": "float16",
-    "f32": "float32",
-    "f64": "float64",
-    "i8": "int8",
-    "i16": "int16",
-    "i32": "int32",
-    "i64": "int64",
-    "u8": "uint8",
-    "u16": "uint16",
-    "u32": "uint32",
+    "boolean": "bool", "bf16": "bfloat16", "f16": "float16", "f32": "float32",
+    "f64": "float64", "i8": "int8", "i16": "int16", "i32": "int32",
+    "i64": "int64", "u8": "uint8", "u16": "uint16", "u32": "uint32",
     "u64": "uint64",
-}
+}  # fmt: skip
 # OpenVINO element types that are packed, 8-bit float or not numeric: refused.
-_REFUSED_TYPES = frozenset(
-    {
-        "u1", "u2", "u3", "u4", "u6", "i4", "nf4", "f4e2m1", "f8e4m3",
-        "f8e5m2", "f8e8m0", "string", "dynamic", "undefined",
-    }
-)  # fmt: skip
+_REFUSED_TYPES = frozenset({
+    "u1", "u2", "u3", "u4", "u6", "i4", "nf4", "f4e2m1", "f8e4m3", "f8e5m2",
+    "f8e8m0", "string", "dynamic", "undefined",
+})  # fmt: skip
 _ALLOWED_TYPES = ", ".join(_OUTPUT_TYPES)
-_T_NUM = ("int32", "int64")
-
-
-def _is_openvino_type(value: Any) -> bool:
-    """An ``openvino.Type`` (such as ``openvino.Type.f32``), known by its
-    class without importing OpenVINO."""
-    cls = type(value)
-    return cls.__name__ == "Type" and cls.__module__.partition(".")[0] == "openvino"
+_FITS = "fit in int64"
 
 
 def _output_dtype_name(output_type: Any) -> str:
     """The standard dtype name for an OpenVINO element type, given by name
-    or as an ``openvino.Type``."""
-    if _is_openvino_type(output_type):
+    or as an ``openvino.Type`` (known by its class, importing no OpenVINO)."""
+    cls = type(output_type)
+    if cls.__name__ == "Type" and cls.__module__.partition(".")[0] == "openvino":
         output_type = output_type.get_type_name()  # "f32", "boolean", ...
     if not isinstance(output_type, str):
         msg = (
@@ -264,84 +221,79 @@ def _output_dtype_name(output_type: Any) -> str:
     name = _OUTPUT_TYPES.get(output_type)
     if name is not None:
         return name
-    if output_type in _REFUSED_TYPES:
-        msg = (
-            f"output_type={show(output_type)} is a packed, 8-bit float or "
-            f"non-numeric OpenVINO type that eyelike does not produce; "
-            f"allowed: {_ALLOWED_TYPES}"
-        )
-    else:
-        msg = (
-            f"output_type={show(output_type)} is not an OpenVINO element type "
-            f"name eyelike knows; allowed: {_ALLOWED_TYPES}"
-        )
+    why = (
+        "is a packed, 8-bit float or non-numeric OpenVINO type that eyelike "
+        "does not produce"
+        if output_type in _REFUSED_TYPES
+        else "is not an OpenVINO element type name eyelike knows"
+    )
+    msg = f"output_type={show(output_type)} {why}; allowed: {_ALLOWED_TYPES}"
     raise TypeError(msg)
 
 
-def _is_array(value: Any) -> bool:
-    if isinstance(value, (type, ModuleType)):  # np.float32 has a .shape too
-        return False
-    return hasattr(value, "shape") and not isinstance(value, np.generic)
-
-
-def _check_values(value: Any, name: str) -> None:
-    if holds_no_values(value):
-        msg = f"{name} must hold a value; got a meta tensor {show(value)}"
-        raise TypeError(msg)
-
-
 def _check_t_num(dtype: Any, name: str) -> None:
-    dtype_name = _dtypes.dtype_name(dtype)
-    if dtype_name not in _T_NUM:
-        kind = "a bool" if dtype_name == "bool" else f"dtype {dtype}"
+    found = dtype_name(dtype)
+    if found not in ("int32", "int64"):
+        kind = "a bool" if found == "bool" else f"dtype {dtype}"
         msg = f"{name} must be of type int32 or int64 (Eye-9's T_NUM); got {kind}"
         raise TypeError(msg)
 
 
-def _scalar(value: Any, name: str) -> tuple[int, Any]:
-    """A scalar input's value and the array it came from (None if not one)."""
+def _array(value: Any, name: str, arrays: _Arrays) -> tuple[Any, ...]:
+    """An array input's shape, once its library, values and dtype are checked;
+    the array is added to ``arrays``."""
+    arrays[name] = (value, backend_of_array(value, name))
+    if holds_no_values(value):
+        msg = f"{name} must hold a value; got a meta tensor {show(value)}"
+        raise TypeError(msg)
+    _check_t_num(value.dtype, name)
+    return tuple(value.shape)
+
+
+def _scalar(value: Any, name: str, arrays: _Arrays, count: bool = True) -> int:
+    """A ``T_NUM`` input's value: a non-negative count, or (``count`` false)
+    any int64."""
     if isinstance(value, (bool, np.bool_)):
         msg = f"{name} must be an integer, not a bool; got {show(value)}"
         raise TypeError(msg)
     if isinstance(value, int):
-        return int(value), None
-    if is_time(value):
+        number = int(value)
+    elif is_time(value):
         msg = f"{name} must be an int32/int64 integer; got {show(value)}"
         raise TypeError(msg)
-    if isinstance(value, np.generic):
+    elif isinstance(value, np.generic):
         _check_t_num(value.dtype, name)
-        return int(value), None
-    if not _is_array(value):
+        number = int(value)
+    elif not is_array(value):
         msg = (
             f"{name} must be a Python int, or a 0-D or 1-element 1-D int32/int64 "
             f"array; got {type(value).__name__} {show(value)}"
         )
         raise TypeError(msg)
-    backend_of_array(value, name)
-    _check_values(value, name)
-    _check_t_num(value.dtype, name)
-    shape = tuple(value.shape)
-    if shape not in ((), (1,)):
-        msg = (
-            f"{name} must be a scalar or a 1-D array of exactly 1 element; "
-            f"got shape {shape}"
-        )
+    else:
+        shape = _array(value, name, arrays)
+        if shape not in ((), (1,)):
+            msg = (
+                f"{name} must be a scalar or a 1-D array of exactly 1 element; "
+                f"got shape {shape}"
+            )
+            raise ValueError(msg)
+        number = int(value if not shape else value[0])
+    if count:
+        return within_int64(number, name, _FITS)
+    if not INT64_MIN <= number <= INT64_MAX:
+        msg = f"{name} must fit in int64 (Eye-9's T_NUM); got {number}"
         raise ValueError(msg)
-    return int(value if not shape else value[0]), value
+    return number
 
 
-def _batch(batch_shape: Any) -> tuple[tuple[int, ...], Any]:
-    """``batch_shape`` as a tuple of counts, and the array it came from."""
+def _batch(batch_shape: Any, arrays: _Arrays) -> tuple[int, ...]:
+    """``batch_shape`` as a tuple of counts."""
     if batch_shape is None:
-        return (), None
-    if isinstance(batch_shape, (list, tuple)):
-        items: Sequence[Any] = batch_shape
-        source = None
-    elif _is_array(batch_shape):
-        backend_of_array(batch_shape, "batch_shape")
-        _check_values(batch_shape, "batch_shape")
-        _check_t_num(batch_shape.dtype, "batch_shape")
-        shape = tuple(batch_shape.shape)
+        return ()
+    items = batch_shape
+    if is_array(batch_shape):
+        shape = _array(batch_shape, "batch_shape", arrays)
         if len(shape) != 1:
             msg = f"batch_shape must be a 1-D array; got shape {shape}"
             raise ValueError(msg)
@@ -352,8 +304,7 @@ def _batch(batch_shape: Any) -> tuple[tuple[int, ...], Any]:
             )
             raise ValueError(msg)
         items = [int(batch_shape[i]) for i in range(shape[0])]
-        source = batch_shape
-    else:
+    elif not isinstance(batch_shape, (list, tuple)):
         msg = (
             f"batch_shape must be None, a 1-D int32/int64 array or a sequence "
             f"of non-negative ints; got {type(batch_shape).__name__} "
@@ -368,29 +319,26 @@ def _batch(batch_shape: Any) -> tuple[tuple[int, ...], Any]:
                 f"{type(item).__name__} {show(item)}"
             )
             raise TypeError(msg)
-        dims.append(within_int64(int(item), f"batch_shape[{i}]", "fit in int64"))
-    return tuple(dims), source
+        dims.append(within_int64(int(item), f"batch_shape[{i}]", _FITS))
+    return tuple(dims)
 
 
-def _placement(named_arrays: dict[str, Any]) -> tuple[Backend, Any, Any]:
+def _placement(arrays: _Arrays) -> tuple[Backend, Any, Any]:
     """The backend, device and namespace of the array inputs, all one; the
     default's (NumPy's) if there are none."""
-    arrays = {n: a for n, a in named_arrays.items() if a is not None}
     if not arrays:
         return DEFAULT, None, None
-    backends = {n: backend_of_array(a, n) for n, a in arrays.items()}
-    if len(set(backends.values())) > 1:
-        listing = ", ".join(f"{n}: {b.name}" for n, b in backends.items())
+    if len({backend for _, backend in arrays.values()}) > 1:
+        listing = ", ".join(f"{n}: {b.name}" for n, (_, b) in arrays.items())
         msg = f"array inputs must all come from one namespace; got {listing}"
         raise TypeError(msg)
-    backend = next(iter(backends.values()))
-    devices = {n: backend.device_of(a) for n, a in arrays.items()}
-    first_name, first = next(iter(devices.items()))
-    for n, dev in devices.items():
-        if dev != first:
+    (first_name, (first, backend)), *others = arrays.items()
+    dev = backend.device_of(first)
+    for name, (array, _) in others:
+        if backend.device_of(array) != dev:
             msg = (
                 f"array inputs must be on one device; {first_name} is on "
-                f"{first} but {n} is on {dev}"
+                f"{dev} but {name} is on {backend.device_of(array)}"
             )
             raise ValueError(msg)
-    return backend, first, array_namespace(*arrays.values())
+    return backend, dev, array_namespace(*(a for a, _ in arrays.values()))
