@@ -41,6 +41,11 @@ _ENUM_NAMES = (
     "INT2", "FLOAT6E2M3", "FLOAT6E3M2",
 )  # fmt: skip
 _ALLOWED = ", ".join(f"{v} {_ENUM_NAMES[v]}" for v in _TENSOR_TYPES)
+_DTYPE_WANTS = f"dtype must be None or a TensorProto DataType enum int ({_ALLOWED})"
+
+
+def _label(value: int) -> str:
+    return _ENUM_NAMES[value] if 0 <= value < len(_ENUM_NAMES) else "unknown"
 
 
 def _attribute(value: Any, wants: str, error: type[TypeError]) -> int:
@@ -141,18 +146,17 @@ def eye_like(x: Any, *, dtype: int | None = None, k: int = 0) -> Any:
         raise ValueError(msg)
     if dtype is None:
         return _core_like.eye_like(x, k=offset)
-    wants = f"dtype must be None or a TensorProto DataType enum int ({_ALLOWED})"
-    value = _attribute(dtype, wants, DTypeError)
-    label = _ENUM_NAMES[value] if 0 <= value < len(_ENUM_NAMES) else "unknown"
+    value = _attribute(dtype, _DTYPE_WANTS, DTypeError)
     if value not in _TENSOR_TYPES:
         msg = (
-            f"dtype={value} ({label}) is not an EyeLike-9 output type; allowed "
-            f"TensorProto enums: {_ALLOWED}"
+            f"dtype={value} ({_label(value)}) is not an EyeLike-9 output type; "
+            f"allowed TensorProto enums: {_ALLOWED}"
         )
         raise DTypeError(msg)
     try:
         out_dtype, _ = backend.dtype(_TENSOR_TYPES[value], backend.device_of(x))
     except DTypeError as exc:
+        label = _label(value)
         msg = f"dtype={value} ({label}) is not available for {backend.name}: {exc}"
         raise DTypeError(msg) from None
     return _core_like.eye_like(x, k=offset, dtype=out_dtype)
