@@ -202,7 +202,7 @@ _REFUSED_TYPES = frozenset({
     "f8e8m0", "string", "dynamic", "undefined",
 })  # fmt: skip
 _ALLOWED_TYPES = ", ".join(_OUTPUT_TYPES)
-_FITS = "fit in int64"
+_FITS = "at most 2**63 - 1 (int64)"
 
 
 def _output_dtype_name(output_type: Any) -> str:
