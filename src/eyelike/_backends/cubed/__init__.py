@@ -26,12 +26,11 @@ from typing import Any
 import numpy as np
 
 from ..._validate.dtypes import is_ml_dtype
-from ..._validate.offsets import shifted
 from ..._validate.text import show
-from .. import numpy as _numpy
 from .._base import Backend, Build, host_device
-from ..dask.chunks import k_chunks  # (the same rule: k's chunks follow the batch's)
-from .chunks import Chunks, default_limit, fits, library, out_chunks
+from ..dask import _block
+from ..dask.chunks import k_chunks
+from .chunks import chunks_of, library
 
 __all__ = ["CubedBackend", "eye"]
 
@@ -64,66 +63,36 @@ class CubedBackend(Backend):
     def _move_k(self, k: Any, device: Any) -> Any:
         return k  # one device: cubed reads k's blocks where it makes the output's
 
-    def to_numpy(self, x: Any) -> np.ndarray[Any, Any]:
-        return np.asarray(x.compute())
-
     def eye(self, build: Build) -> Any:
         return eye(build)
 
 
-def _scalar_block(
-    x: Any, *, k: int, sizes: tuple[int, ...], dtype: np.dtype[Any], block_id: Any
-) -> Any:
-    """One block for one ``k``: ``x`` is the virtual empty block (its shape)."""
-    shape = tuple(x.shape)
-    shift = block_id[-2] * sizes[0] - block_id[-1] * sizes[1]
-    return _numpy.eye(Build(shape, shifted(k, shift, *shape[-2:]), dtype))
-
-
-def _per_matrix(
-    kb: Any, shape: tuple[int, ...], sizes: tuple[int, ...], block_id: Any, dtype: Any
-) -> Any:
-    """A block of ``shape`` at ``block_id`` for its offsets ``kb``."""
-    shift = block_id[-2] * sizes[-2] - block_id[-1] * sizes[-1]
-    local = shifted(np.asarray(kb, dtype=np.int64), shift, *shape[-2:])
-    return _numpy.eye(Build(shape, local, dtype))
-
-
-def _k_block(
-    kb: Any,
+def _piece(
+    x: Any,
     *,
+    k: Any,
     sizes: tuple[int, ...],
     shape: tuple[int, ...],
     dtype: np.dtype[Any],
     block_id: Any,
 ) -> Any:
-    """One block for a per-matrix ``k`` of cubed: ``kb`` is ``k``'s block."""
-    out_shape = tuple(
-        min(s, n - i * s) for i, s, n in zip(block_id, sizes, shape, strict=True)
-    )
-    return _per_matrix(kb, out_shape, sizes, block_id, dtype)
-
-
-def _host_k_block(
-    x: Any,
-    *,
-    k: np.ndarray[Any, Any],
-    broadcast: tuple[bool, ...],
-    sizes: tuple[int, ...],
-    dtype: np.dtype[Any],
-    block_id: Any,
-) -> Any:
-    """One block for a per-matrix ``k`` of host values: its slice of ``k``
-    (whole along a dimension where ``k`` broadcasts). The whole ``k`` travels
-    with the function, as ``cubed.from_array`` ships its array (cubed holds
-    no array of over 1 MB in memory as its own)."""
-    shape = tuple(x.shape)
-    offset = len(shape) - 2 - k.ndim
-    index = []
-    for j, b in enumerate(broadcast):
-        start = block_id[offset + j] * sizes[offset + j]
-        index.append(slice(None) if b else slice(start, start + shape[offset + j]))
-    return _per_matrix(k[tuple(index)], shape, sizes, block_id, dtype)
+    """The block at ``block_id`` (in chunks of ``sizes``) of an eye of
+    ``shape``. ``k``: an int; or the whole host ``k``, of which the block's
+    slice is read (it travels with the function, as ``cubed.from_array``
+    ships its array: cubed holds no array of over 1 MB as its own); or None,
+    where ``x`` is the block of a cubed ``k`` (else the virtual empty block)."""
+    starts = [i * s for i, s in zip(block_id, sizes, strict=True)]
+    piece = tuple(min(s, n - a) for a, s, n in zip(starts, sizes, shape, strict=True))
+    if k is None:
+        k = x
+    elif not isinstance(k, int):
+        lead = len(shape) - 2 - k.ndim
+        index = []
+        for j, n in enumerate(k.shape):  # (whole where k broadcasts)
+            a, p = starts[lead + j], piece[lead + j]
+            index.append(slice(a, a + p) if n == shape[lead + j] else slice(None))
+        k = k[tuple(index)]
+    return _block(piece, k, out_dtype=dtype, shift=starts[-2] - starts[-1])
 
 
 def _k_key(out_key: Any, *, name: str, offset: int, broadcast: tuple[bool, ...]) -> Any:
@@ -152,30 +121,11 @@ def _spec_of(build: Build) -> Any:
     return library("cubed.spec").spec_from_config(cubed.config)
 
 
-def _chunks_of(build: Build, spec: Any, dtype: np.dtype[Any]) -> Chunks:
-    """The caller's, ``x``'s where a task on them fits the Spec (as
-    ``cubed.zeros_like`` keeps them: aligned with ``x``), or the Spec's."""
-    per_matrix = not (isinstance(build.k, int) or np.ndim(build.k) == 0)
-    like = build.like
-    if like is not None and fits(spec, like.chunksize, dtype.itemsize, per_matrix):
-        return tuple(tuple(int(c) for c in dim) for dim in like.chunks)
-    n_rows, n_cols = build.shape[-2:]
-    limit, whole = default_limit(spec, n_rows * n_cols * dtype.itemsize, per_matrix)
-    return out_chunks(build.chunks, build.shape, dtype, limit, whole)
-
-
 def eye(build: Build) -> Any:
-    """A lazy cubed array of the batched eye ``build`` asks for.
-
-    Parameters
-    ----------
-    build : Build
-        ``shape`` is ``batch + (R, C)``; ``k`` a Python int within
-        ``[-R, C]``, or an integer array (NumPy, or cubed) of such offsets
-        broadcastable to ``batch``; ``dtype`` a NumPy dtype; ``chunks`` the
-        caller's ``chunks=`` (for the batch dims, or every dim), None for
-        the Spec's default; ``like`` ``eye_like``'s ``x``, whose Spec and
-        chunks are kept.
+    """A lazy cubed array of the batched eye ``build`` asks for, in the Spec
+    and chunks `chunks.chunks_of` gives (``build.chunks``: for the batch
+    dims, or every dim; None: the Spec's default). ``k`` is an int or an
+    integer array (NumPy, or cubed).
 
     Raises
     ------
@@ -187,33 +137,24 @@ def eye(build: Build) -> Any:
     shape, k = build.shape, build.k
     dtype = np.dtype(build.dtype)
     spec = _spec_of(build)
-    chunks = _chunks_of(build, spec, dtype)
+    chunks = chunks_of(build, spec, dtype)
     if 0 in shape:
         return cubed.zeros(shape, dtype=dtype, chunks=chunks, spec=spec)
-    sizes = tuple(dim[0] for dim in chunks)
     if isinstance(k, np.ndarray) and k.ndim == 0:
         k = int(k)
-    if isinstance(k, int):
-        return cubed.map_blocks(
-            partial(_scalar_block, k=k, sizes=sizes[-2:], dtype=dtype),
-            dtype=dtype,
-            chunks=chunks,
-            spec=spec,
-        )
-    batch = shape[:-2]
-    offset = len(batch) - len(k.shape)
-    broadcast = tuple(s != batch[offset + j] for j, s in enumerate(k.shape))
+    sizes = tuple(dim[0] for dim in chunks)
+    piece = partial(_piece, sizes=sizes, shape=shape, dtype=dtype)
     if not isinstance(k, cubed.Array):
         return cubed.map_blocks(
-            partial(_host_k_block, k=k, broadcast=broadcast, sizes=sizes, dtype=dtype),
-            dtype=dtype,
-            chunks=chunks,
-            spec=spec,
+            partial(piece, k=k), dtype=dtype, chunks=chunks, spec=spec
         )
+    batch = shape[:-2]
+    offset = len(batch) - k.ndim
+    broadcast = tuple(s != batch[offset + j] for j, s in enumerate(k.shape))
     kc = k_chunks(tuple(k.shape), batch, chunks[:-2])
     k = k if k.chunks == kc else k.rechunk(kc)
     return library("cubed.core.ops").general_blockwise(
-        partial(_k_block, sizes=sizes, shape=shape, dtype=dtype),
+        partial(piece, k=None),
         partial(_k_key, name=k.name, offset=offset, broadcast=broadcast),
         k,
         shapes=[shape],

@@ -1,5 +1,5 @@
-"""Cubed's chunks for eyelike's output: the caller's ``chunks=`` (any form
-``cubed`` accepts, for the batch dimensions or for the whole shape), or the
+"""Cubed's chunks for eyelike's output: ``x``'s, the caller's ``chunks=``
+(read by the lazy libraries' one reader, ``dask/chunks.py``), or the
 default, bounded by the Spec so that every task fits ``allowed_mem``.
 
 The default is cubed's own "auto" chunking (its normaliser, and its 128 MiB
@@ -22,11 +22,10 @@ from typing import Any
 import numpy as np
 
 from ..._validate.text import show
-from ..dask import chunks as _spec
+from .._base import Build
+from ..dask.chunks import Chunks, read, refusal
 
-__all__ = ["Chunks", "default_limit", "fits", "library", "out_chunks"]
-
-Chunks = tuple[tuple[int, ...], ...]
+__all__ = ["chunks_of", "fits", "library"]
 
 # cubed's "auto" chunk size (its normaliser's fixed ceiling, as cubed.zeros).
 _AUTO_BYTES = 128 * 2**20
@@ -68,7 +67,9 @@ def fits(
     return math.prod(chunksize[:-2]) * _cost(piece, read, write, per_matrix_k) <= budget
 
 
-def default_limit(spec: Any, matrix_bytes: int, per_matrix_k: bool) -> tuple[int, bool]:
+def _default_limit(
+    spec: Any, matrix_bytes: int, per_matrix_k: bool
+) -> tuple[int, bool]:
     """The largest chunk in bytes, and whether a chunk holds whole matrices.
 
     A task of cubed holds, per chunk of ``c`` bytes, its input read
@@ -92,35 +93,33 @@ def default_limit(spec: Any, matrix_bytes: int, per_matrix_k: bool) -> tuple[int
     return min(_AUTO_BYTES, budget // per_matrix * m), True
 
 
-def out_chunks(
-    chunks: Any,
-    shape: tuple[int, ...],
-    dtype: np.dtype[Any],
-    limit: int,
-    whole: bool,
-) -> Chunks:
-    """The output's chunks: regular (as cubed stores arrays), each dimension's
-    sizes summing to it; "auto" within ``limit`` bytes. Read as Dask's are
-    (``dask/chunks.py``), but that a dict names any dimension (one it does
-    not name is "auto"), and the matrix is split where ``whole`` is False."""
-    normalize_chunks = library("cubed.utils").normalize_chunks
-
-    def bad(why: str) -> ValueError:
-        msg = (
-            f"chunks={show(chunks, 120)} is not a chunking for cubed of {shape}: {why}"
-        )
-        return ValueError(msg)
-
-    _spec.check_values(chunks, bad)
-    matrix: tuple[Any, Any] = (shape[-2], shape[-1]) if whole else ("auto", "auto")
+def chunks_of(build: Build, spec: Any, dtype: np.dtype[Any]) -> Chunks:
+    """The output's chunks: ``x``'s where a task on them fits the Spec (as
+    ``cubed.zeros_like`` keeps them); else the caller's, or "auto" within
+    the Spec's limit, regular (as cubed stores arrays). A dict may name any
+    dimension (one it does not name is "auto")."""
+    shape = build.shape
+    per_matrix = not (isinstance(build.k, int) or np.ndim(build.k) == 0)
+    like = build.like
+    if like is not None and fits(spec, like.chunksize, dtype.itemsize, per_matrix):
+        return tuple(tuple(int(c) for c in dim) for dim in like.chunks)
+    matrix_bytes = shape[-2] * shape[-1] * dtype.itemsize
+    limit, whole = _default_limit(spec, matrix_bytes, per_matrix)
+    chunks = build.chunks
+    bad = refusal(chunks, f"for cubed of {shape}")
     if chunks is None:
         chunks = "auto" if whole else 1
-    spec, size = _spec.read(chunks, shape, matrix, axes="all", missing="auto", bad=bad)
-    try:
-        normal = normalize_chunks(spec, shape, limit=size or limit, dtype=dtype)
-    except (TypeError, ValueError, ZeroDivisionError) as exc:
-        raise bad(str(exc) or type(exc).__name__) from exc
-    found = _spec.check_sums(normal, shape, bad)
+    found = read(
+        chunks,
+        shape,
+        dtype,
+        (shape[-2], shape[-1]) if whole else ("auto", "auto"),
+        axes="all",
+        missing="auto",
+        normalize=library("cubed.utils").normalize_chunks,
+        bad=bad,
+        limit=limit,
+    )
     for dim in found:
         # cubed stores in Zarr: equal chunks, the last no larger.
         if any(c != dim[0] for c in dim[:-1]) or dim[-1] > dim[0]:

@@ -4,10 +4,9 @@ Every chunk holds whole matrices and is made, when computed, by the NumPy
 backend, or by the CuPy backend where the result's chunks are CuPy arrays
 (``eye_like`` of a Dask array of CuPy chunks, or Dask's ``array.backend``
 set to ``"cupy"``). The graph is one ``Blockwise`` layer fed by the chunk
-shapes (as ``dask.array.ones`` builds its own), so nothing is computed and no
-per-chunk task is materialised at call time: a graph of millions of chunks
-costs no more to build than one of a single chunk. Only the chunk tuples are
-made eagerly, as for any Dask array.
+shapes (as ``dask.array.ones`` builds its own): nothing is computed and no
+per-chunk task is materialised at call time. `_block`, the one adapter of
+the eager fill to a block, is cubed's too.
 """
 
 from __future__ import annotations
@@ -16,6 +15,7 @@ from typing import Any, Literal
 
 import numpy as np
 
+from ..._validate.offsets import shifted
 from ..._validate.size import known_shape
 from .. import cupy as _cupy
 from .. import numpy as _numpy
@@ -67,20 +67,16 @@ class DaskBackend(Backend):
 def _dask_array() -> Any:
     """``dask.array``, imported on first use (typed ``Any``: it is untyped)."""
     import dask.array
-    import dask.array.core
 
     return dask.array
 
 
-def _is_cupy(meta: Any) -> bool:
-    """Whether ``meta`` is a CuPy array (looked up without importing CuPy)."""
-    return type(meta).__module__.partition(".")[0] == "cupy"
-
-
 def _on_gpu(like: Any) -> bool:
-    """Whether the chunks are made by the CuPy backend."""
+    """Whether the chunks are made by the CuPy backend (``like``'s meta, or
+    Dask's config, looked at without importing CuPy)."""
     if like is not None:
-        return _is_cupy(getattr(like, "_meta", None))
+        meta = getattr(like, "_meta", None)
+        return type(meta).__module__.partition(".")[0] == "cupy"
     import dask
 
     return bool(dask.config.get("array.backend", "numpy") == "cupy")
@@ -95,49 +91,33 @@ def _k_array(k: Any, batch: tuple[int, ...], bc: Chunks) -> Any:
     return k.rechunk(k_chunks(tuple(k.shape), batch, bc))
 
 
-def _host(k: Any) -> Any:
-    """A per-chunk ``k`` in host memory (a CuPy ``k`` chunk is copied back)."""
-    if isinstance(k, np.ndarray):
-        return k
-    get = getattr(k, "get", None)
-    return np.asarray(get() if get is not None else k)
-
-
 def _block(
-    chunk_shape: tuple[int, ...],
+    shape: tuple[int, ...],
     k: Any,
     *,
     out_dtype: np.dtype[Any],
-    gpu: bool,
-    order: Literal["C", "F"],
+    gpu: bool = False,
+    order: Literal["C", "F"] = "C",
+    shift: int | None = None,
 ) -> Any:
-    """Make one chunk: whole matrices, on the NumPy or the CuPy backend."""
-    if gpu:
-        return _cupy.eye(Build(chunk_shape, k, out_dtype, order=order))
-    k = k if isinstance(k, int) else _host(k)
-    return _numpy.eye(Build(chunk_shape, k, out_dtype, order=order))
+    """One block of a lazy eye (Dask's and cubed's), made by the eager NumPy
+    (or CuPy) fill: whole matrices, or, with ``shift`` (``r0 - c0`` of its
+    first element), a piece of them holding diagonals of its own."""
+    if not (gpu or isinstance(k, int)):
+        get = getattr(k, "get", None)  # a CuPy block of k, copied back
+        k = np.asarray(get() if callable(get) else k, dtype=np.int64)
+    if shift is not None:
+        k = shifted(k, shift, *shape[-2:])
+    fill = _cupy.eye if gpu else _numpy.eye
+    return fill(Build(shape, k, out_dtype, order=order))
 
 
 def eye(build: Build) -> Any:
-    """A lazy Dask array of the batched eye ``build`` asks for.
-
-    Parameters
-    ----------
-    build : Build
-        ``shape`` is ``batch + (R, C)``; ``k`` a Python int within
-        ``[-R, C]``, or an integer array (NumPy, or Dask) of such offsets
-        broadcastable to ``batch``; ``dtype`` a NumPy dtype; ``chunks`` the
-        caller's ``chunks=``: any form ``dask.array`` accepts for the batch
-        dims (or for the whole shape, if it keeps matrices whole), None for
-        Dask's ``array.chunk-size``, ignored when ``like`` (``eye_like``'s
-        ``x``, whose batch chunks and chunk type are kept) is given;
-        ``order`` the memory layout of each chunk.
-
-    Returns
-    -------
-    dask.array.Array
-        Chunked along the batch dims only; chunks are NumPy arrays, or CuPy
-        arrays when ``like``'s chunks are (or ``array.backend`` is "cupy").
+    """A lazy Dask array of the batched eye ``build`` asks for, chunked along
+    the batch dims only: ``build.chunks`` (any form ``dask.array`` takes, for
+    the batch dims or for all, if it keeps matrices whole; None: Dask's
+    ``array.chunk-size``), or ``like``'s batch chunks and chunk type. ``k``
+    is an int or an integer array (NumPy, or Dask).
 
     Raises
     ------
@@ -149,19 +129,18 @@ def eye(build: Build) -> Any:
     from dask.base import tokenize
     from dask.layers import ArrayChunkShapeDep
 
-    shape, k, like, order = build.shape, build.k, build.like, build.order
+    shape, k, order = build.shape, build.k, build.order
     dtype = np.dtype(build.dtype)
-    gpu = _on_gpu(like)
+    gpu = _on_gpu(build.like)
     if gpu:
         _cupy.check_dtype(dtype, " (the chunks' library)")
-    batch, (n_rows, n_cols) = shape[:-2], shape[-2:]
-    bc = batch_chunks(build.chunks, shape, dtype, like)
-    out_chunks = (*bc, (n_rows,), (n_cols,))
+    batch = shape[:-2]
+    bc = batch_chunks(build.chunks, shape, dtype, build.like)
+    out_chunks = (*bc, *((n,) for n in shape[-2:]))
     if gpu:
         meta = _cupy.empty_meta(len(shape), dtype)
     else:
         meta = np.empty((0,) * len(shape), dtype=dtype)
-
     index = tuple(range(len(shape)))
     if isinstance(k, int) or (isinstance(k, np.ndarray) and k.ndim == 0):
         k_args: tuple[Any, ...] = (int(k), None)

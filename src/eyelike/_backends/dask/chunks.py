@@ -1,9 +1,7 @@
-"""``chunks=`` for the lazy libraries (Dask, and cubed, which reads it here
-too): any form ``dask.array`` and ``cubed`` accept, read as one spec a
-dimension (`read`), its values checked (`check_values`), what the
-library's normaliser made of it checked (`check_sums`); Dask's chunks of
-the batch dimensions, every chunk holding whole matrices (`batch_chunks`);
-and the chunks of a per-matrix ``k`` that line up with the output's
+"""``chunks=`` for the lazy libraries, one reader for Dask and cubed: any
+form ``dask.array`` and ``cubed`` accept, read as one entry a dimension,
+normalised by the library, its sums checked (`read`); Dask's batch chunks
+(`batch_chunks`); a per-matrix ``k``'s chunks, aligned with the output's
 (`k_chunks`). Every refusal is a ValueError naming ``chunks``.
 """
 
@@ -19,7 +17,7 @@ import numpy as np
 from ..._validate.integers import is_bool_like
 from ..._validate.text import show
 
-__all__ = ["Chunks", "batch_chunks", "check_sums", "check_values", "k_chunks", "read"]
+__all__ = ["Bad", "Chunks", "batch_chunks", "k_chunks", "read", "refusal"]
 
 Chunks = tuple[tuple[int, ...], ...]
 Bad = Callable[[str], ValueError]
@@ -28,10 +26,20 @@ Bad = Callable[[str], ValueError]
 _MAX_DEPTH = 3
 
 
+def refusal(chunks: Any, where: str) -> Bad:
+    """The error for the caller's ``chunks``, not a chunking ``where``: why."""
+
+    def bad(why: str) -> ValueError:
+        return ValueError(
+            f"chunks={show(chunks, 120)} is not a chunking {where}: {why}"
+        )
+
+    return bad
+
+
 def _leaves(spec: Any) -> list[Any] | None:
-    """The values a chunks spec holds (dict values and nested sequences
-    opened), level by level without recursion; None where it nests deeper
-    than any chunks spec (or holds itself), which would otherwise overflow
+    """The values a spec holds, level by level without recursion; None where
+    it nests deeper than any spec (or holds itself), which would overflow
     the stack here or in the library."""
     leaves, level = [], [spec]
     for _ in range(_MAX_DEPTH + 1):
@@ -49,9 +57,9 @@ def _leaves(spec: Any) -> list[Any] | None:
     return None
 
 
-def check_values(chunks: Any, bad: Bad) -> None:
-    """Refuse a spec nested too deeply, or holding a bool or a size below -1
-    (which Dask's normaliser lets through, to fail at compute, in a task)."""
+def _check_values(chunks: Any, bad: Bad) -> None:
+    """Refuse a bool or a size below -1 (which Dask's normaliser lets
+    through, to fail at compute, in a task)."""
     leaves = _leaves(chunks)
     if leaves is None:
         msg = f"it nests more than {_MAX_DEPTH} levels deep"
@@ -64,23 +72,16 @@ def check_values(chunks: Any, bad: Bad) -> None:
         raise bad(msg)
 
 
-def read(
+def _per_dimension(
     chunks: Any,
     shape: tuple[int, ...],
     matrix: tuple[Any, Any],
-    *,
     axes: str,
     missing: Any,
     bad: Bad,
 ) -> tuple[tuple[Any, ...], str | None]:
-    """``chunks`` as one entry a dimension of ``shape``, and the byte limit
-    of "auto" given as a size ("64MiB"; None: the library's default).
-
-    ``matrix``: the matrix dimensions' entries where ``chunks`` names the
-    batch's only; ``axes``: which dimensions a dict may name, "batch" or
-    "all"; ``missing``: a dict's entry for a dimension it does not name.
-    With no elements, "auto" (which divides by the chunk's size) is -1.
-    """
+    """``chunks`` as one entry a dimension, and the byte limit of "auto"
+    given as a size ("64MiB"; None: the library's default)."""
     nb = len(shape) - 2
     limit = None
     if isinstance(chunks, str) and chunks != "auto":
@@ -112,20 +113,44 @@ def read(
             raise bad(why)
     else:  # one value (an int, -1, "auto") for every batch dimension
         full = (*(chunks,) * nb, *matrix)
-    if math.prod(shape) == 0:
+    if math.prod(shape) == 0:  # "auto" divides by the chunk's size
         full = tuple(-1 if isinstance(v, str) and v == "auto" else v for v in full)
     return full, limit
 
 
-def check_sums(normal: Any, shape: tuple[int, ...], bad: Bad) -> Chunks:
-    """The library's normalised chunks, as ints, where each dimension's sum
-    to it; else refused (a normaliser lets some negative sizes through)."""
-    for dim, size in zip(normal, shape, strict=True):
-        if any(c < 0 for c in dim) or sum(dim) != size:
+def read(
+    chunks: Any,
+    shape: tuple[int, ...],
+    dtype: np.dtype[Any],
+    matrix: tuple[Any, Any],
+    *,
+    axes: str,
+    missing: Any,
+    normalize: Any,
+    bad: Bad,
+    limit: int | None = None,
+) -> Chunks:
+    """``chunks`` (not None) normalised by the library's ``normalize``, as
+    ints, each dimension's summing to it.
+
+    ``matrix``: the matrix dimensions' entries where ``chunks`` names the
+    batch's only; ``axes``: which dimensions a dict may name, "batch" or
+    "all"; ``missing``: a dict's entry for a dimension it does not name;
+    ``limit``: the bytes of an "auto" chunk, unless ``chunks`` is a size.
+    """
+    _check_values(chunks, bad)
+    spec, size = _per_dimension(chunks, shape, matrix, axes, missing, bad)
+    try:
+        normal = normalize(spec, shape, limit=size or limit, dtype=dtype)
+    except (TypeError, ValueError, ZeroDivisionError) as exc:
+        raise bad(str(exc) or type(exc).__name__) from exc
+    for dim, n in zip(normal, shape, strict=True):
+        # (A normaliser lets some negative sizes through.)
+        if any(c < 0 for c in dim) or sum(dim) != n:
             why = (
                 "a chunk size is a positive int, or -1 for the whole dimension; "
                 f"this one gives chunks {show(tuple(dim), 60)} along a dimension "
-                f"of {size}"
+                f"of {n}"
             )
             raise bad(why)
     return tuple(tuple(int(c) for c in dim) for dim in normal)
@@ -135,36 +160,25 @@ def batch_chunks(
     chunks: Any, shape: tuple[int, ...], dtype: np.dtype[Any], like: Any
 ) -> Chunks:
     """Dask's chunks of the output along the batch dimensions (``like``'s,
-    for ``eye_like``: its chunking of the matrix dimensions dropped)."""
+    for ``eye_like``), every chunk holding whole matrices."""
     from dask.array.core import normalize_chunks
 
     if like is not None:
         return tuple(tuple(int(c) for c in dim) for dim in like.chunks[:-2])
-    batch = shape[:-2]
-
-    def bad(why: str) -> ValueError:
-        msg = (
-            f"chunks={show(chunks, 120)} is not a chunking of the batch "
-            f"dimensions {batch} (every chunk holds whole matrices): {why}"
-        )
-        return ValueError(msg)
-
-    check_values(chunks, bad)
-    spec, limit = read(
+    where = f"of the batch dimensions {shape[:-2]} (every chunk holds whole matrices)"
+    bad = refusal(chunks, where)
+    found = read(
         "auto" if chunks is None else chunks,
         shape,
+        dtype,
         (shape[-2], shape[-1]),
         axes="batch",
         missing=None,
+        normalize=normalize_chunks,
         bad=bad,
     )
-    try:
-        normal = normalize_chunks(spec, shape, limit=limit, dtype=dtype)
-    except (TypeError, ValueError, ZeroDivisionError) as exc:
-        raise bad(str(exc) or type(exc).__name__) from exc
-    found = check_sums(normal, shape, bad)
     if found[-2:] != ((shape[-2],), (shape[-1],)):
-        msg = f"the matrix dimensions would be split as {normal[-2:]}"
+        msg = f"the matrix dimensions would be split as {found[-2:]}"
         raise bad(msg)
     return found[:-2]
 
