@@ -2,15 +2,11 @@
 
 cubed bounds each task's memory by its Spec's ``allowed_mem``, and refuses
 to run an array whose chunk would exceed it: so the chunks here are the
-Spec's (`chunks.default_limit`), split along the matrix dimensions too
-where one matrix exceeds a task, and a per-matrix ``k`` is split with the
-batch chunks (a single chunk of it, or of the output, would be refused).
-
-Each block is made, when computed, by the NumPy backend from its block id
-alone: its offsets in the chunk grid give the block's own diagonal (a
-block at row ``r0`` and column ``c0`` holds diagonal ``k + r0 - c0`` of its
-own, clamped into its bounds), and a per-matrix ``k`` is read by blocks
-beside it. The block functions are module-level (cubed ships them to
+Spec's (``chunks.py``), split along the matrix dimensions too where one
+matrix exceeds a task. Each block is made, when computed, by Dask's block
+adapter (the lazy libraries' one) from its block id: its offsets in the
+chunk grid give the block's own diagonal, and a per-matrix ``k`` is read by
+blocks beside it. The block functions are module-level (cubed ships them to
 serverless workers by pickling).
 
 ``eye_like`` keeps ``x``'s Spec and chunks (as ``cubed.zeros_like``); ``eye``
@@ -29,7 +25,7 @@ from ..._validate.dtypes import is_ml_dtype
 from ..._validate.text import show
 from .._base import Backend, Build, host_device
 from ..dask import _block
-from ..dask.chunks import k_chunks
+from ..dask.chunks import lazy_k
 from .chunks import chunks_of, library
 
 __all__ = ["CubedBackend", "eye"]
@@ -70,45 +66,34 @@ class CubedBackend(Backend):
 def _piece(
     x: Any,
     *,
-    k: Any,
+    k: int | None,
     sizes: tuple[int, ...],
     shape: tuple[int, ...],
     dtype: np.dtype[Any],
     block_id: Any,
 ) -> Any:
     """The block at ``block_id`` (in chunks of ``sizes``) of an eye of
-    ``shape``. ``k``: an int; or the whole host ``k``, of which the block's
-    slice is read (it travels with the function, as ``cubed.from_array``
-    ships its array: cubed holds no array of over 1 MB as its own); or None,
-    where ``x`` is the block of a cubed ``k`` (else the virtual empty block)."""
+    ``shape``: for ``k``, or where it is None, for ``x``, the block of a
+    per-matrix ``k`` (else ``x`` is a virtual empty block)."""
     starts = [i * s for i, s in zip(block_id, sizes, strict=True)]
     piece = tuple(min(s, n - a) for a, s, n in zip(starts, sizes, shape, strict=True))
-    if k is None:
-        k = x
-    elif not isinstance(k, int):
-        lead = len(shape) - 2 - k.ndim
-        index = []
-        for j, n in enumerate(k.shape):  # (whole where k broadcasts)
-            a, p = starts[lead + j], piece[lead + j]
-            index.append(slice(a, a + p) if n == shape[lead + j] else slice(None))
-        k = k[tuple(index)]
-    return _block(piece, k, out_dtype=dtype, shift=starts[-2] - starts[-1])
+    shift = starts[-2] - starts[-1]  # (r0 - c0: the piece's own diagonals)
+    return _block(piece, x if k is None else k, out_dtype=dtype, shift=shift)
 
 
-def _k_key(out_key: Any, *, name: str, offset: int, broadcast: tuple[bool, ...]) -> Any:
-    """The block of ``k`` an output block reads: its batch coordinates (0
-    along a dimension where ``k`` broadcasts)."""
+def _k_key(out_key: Any, *, name: str, numblocks: tuple[int, ...]) -> Any:
+    """The block of ``k`` (of ``numblocks``) an output block reads: the one
+    at its batch coordinates, 0 along a dimension where ``k`` broadcasts."""
     blockwise = library("cubed.primitive.blockwise")
-    coords = out_key.coords[offset : offset + len(broadcast)]
-    coords = tuple(0 if b else c for c, b in zip(coords, broadcast, strict=True))
+    coords = out_key.coords[-2 - len(numblocks) : -2]
+    coords = tuple(c if n > 1 else 0 for c, n in zip(coords, numblocks, strict=True))
     return blockwise.FunctionArgs(
         blockwise.ChunkKey(name, coords), output_name=out_key.name
     )
 
 
 def _spec_of(build: Build) -> Any:
-    """The Spec: ``x``'s, a cubed ``k``'s, or cubed's config's (as its own
-    creation functions take it)."""
+    """The Spec: ``x``'s, a cubed ``k``'s, or cubed's config's."""
     cubed = library("cubed")
     if build.like is not None:
         spec = build.like.spec
@@ -134,28 +119,24 @@ def eye(build: Build) -> Any:
         has another Spec than ``x``.
     """
     cubed = library("cubed")
-    shape, k = build.shape, build.k
+    shape = build.shape
     dtype = np.dtype(build.dtype)
     spec = _spec_of(build)
     chunks = chunks_of(build, spec, dtype)
     if 0 in shape:
         return cubed.zeros(shape, dtype=dtype, chunks=chunks, spec=spec)
-    if isinstance(k, np.ndarray) and k.ndim == 0:
-        k = int(k)
+    # (A host k travels with the tasks, as cubed ships an array it is given.)
+    from_array = partial(cubed.from_array, spec=spec)
+    k = lazy_k(build.k, shape[:-2], chunks[:-2], cubed.Array, from_array)
     sizes = tuple(dim[0] for dim in chunks)
     piece = partial(_piece, sizes=sizes, shape=shape, dtype=dtype)
-    if not isinstance(k, cubed.Array):
+    if isinstance(k, int):
         return cubed.map_blocks(
             partial(piece, k=k), dtype=dtype, chunks=chunks, spec=spec
         )
-    batch = shape[:-2]
-    offset = len(batch) - k.ndim
-    broadcast = tuple(s != batch[offset + j] for j, s in enumerate(k.shape))
-    kc = k_chunks(tuple(k.shape), batch, chunks[:-2])
-    k = k if k.chunks == kc else k.rechunk(kc)
     return library("cubed.core.ops").general_blockwise(
         partial(piece, k=None),
-        partial(_k_key, name=k.name, offset=offset, broadcast=broadcast),
+        partial(_k_key, name=k.name, numblocks=k.numblocks),
         k,
         shapes=[shape],
         dtypes=[dtype],

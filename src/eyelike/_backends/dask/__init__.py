@@ -20,7 +20,7 @@ from ..._validate.size import known_shape
 from .. import cupy as _cupy
 from .. import numpy as _numpy
 from .._base import Backend, Build, host_device, namespace_info
-from .chunks import Chunks, batch_chunks, k_chunks
+from .chunks import batch_chunks, lazy_k
 
 __all__ = ["DaskBackend", "eye"]
 
@@ -82,15 +82,6 @@ def _on_gpu(like: Any) -> bool:
     return bool(dask.config.get("array.backend", "numpy") == "cupy")
 
 
-def _k_array(k: Any, batch: tuple[int, ...], bc: Chunks) -> Any:
-    """``k`` as a Dask array whose blocks line up with the output's."""
-    da = _dask_array()
-    if not isinstance(k, da.Array):
-        k = np.asarray(k, dtype=np.int64)
-        return da.from_array(k, chunks=k_chunks(k.shape, batch, bc))
-    return k.rechunk(k_chunks(tuple(k.shape), batch, bc))
-
-
 def _block(
     shape: tuple[int, ...],
     k: Any,
@@ -129,12 +120,12 @@ def eye(build: Build) -> Any:
     from dask.base import tokenize
     from dask.layers import ArrayChunkShapeDep
 
-    shape, k, order = build.shape, build.k, build.order
+    da, shape, order = _dask_array(), build.shape, build.order
     dtype = np.dtype(build.dtype)
     gpu = _on_gpu(build.like)
     if gpu:
         _cupy.check_dtype(dtype, " (the chunks' library)")
-    batch = shape[:-2]
+    nb = len(shape) - 2
     bc = batch_chunks(build.chunks, shape, dtype, build.like)
     out_chunks = (*bc, *((n,) for n in shape[-2:]))
     if gpu:
@@ -142,18 +133,16 @@ def eye(build: Build) -> Any:
     else:
         meta = np.empty((0,) * len(shape), dtype=dtype)
     index = tuple(range(len(shape)))
-    if isinstance(k, int) or (isinstance(k, np.ndarray) and k.ndim == 0):
-        k_args: tuple[Any, ...] = (int(k), None)
-    else:
-        k_arr = _k_array(k, batch, bc)
-        k_args = (k_arr, index[len(batch) - k_arr.ndim : len(batch)])
-    name = "eyelike-eye-" + tokenize(shape, out_chunks, k_args, dtype, gpu, order)
-    return _dask_array().blockwise(
+    k = lazy_k(build.k, shape[:-2], bc, da.Array, da.from_array)
+    k_index = None if isinstance(k, int) else index[nb - k.ndim : nb]
+    name = "eyelike-eye-" + tokenize(shape, out_chunks, (k, k_index), dtype, gpu, order)
+    return da.blockwise(
         _block,
         index,
         ArrayChunkShapeDep(out_chunks),
         index,
-        *k_args,
+        k,
+        k_index,
         name=name,
         dtype=dtype,
         meta=meta,

@@ -1,8 +1,6 @@
-"""``chunks=`` for the lazy libraries, one reader for Dask and cubed: any
-form ``dask.array`` and ``cubed`` accept, read as one entry a dimension,
-normalised by the library, its sums checked (`read`); Dask's batch chunks
-(`batch_chunks`); a per-matrix ``k``'s chunks, aligned with the output's
-(`k_chunks`). Every refusal is a ValueError naming ``chunks``.
+"""``chunks=`` for the lazy libraries, one reader for Dask and cubed
+(`read`); Dask's batch chunks; a per-matrix ``k`` chunked as the output's
+batch (`lazy_k`). Every refusal is a ValueError naming ``chunks``.
 """
 
 from __future__ import annotations
@@ -17,7 +15,7 @@ import numpy as np
 from ..._validate.integers import is_bool_like
 from ..._validate.text import show
 
-__all__ = ["Bad", "Chunks", "batch_chunks", "k_chunks", "read", "refusal"]
+__all__ = ["Bad", "Chunks", "batch_chunks", "lazy_k", "read", "refusal"]
 
 Chunks = tuple[tuple[int, ...], ...]
 Bad = Callable[[str], ValueError]
@@ -37,13 +35,13 @@ def refusal(chunks: Any, where: str) -> Bad:
     return bad
 
 
-def _leaves(spec: Any) -> list[Any] | None:
-    """The values a spec holds, level by level without recursion; None where
-    it nests deeper than any spec (or holds itself), which would overflow
-    the stack here or in the library."""
-    leaves, level = [], [spec]
+def _check_values(chunks: Any, bad: Bad) -> None:
+    """Refuse a spec nested deeper than any (or holding itself: it would
+    overflow the stack here or in the library), a bool, or a size below -1
+    (which Dask's normaliser lets through, to fail at compute, in a task)."""
+    leaves, level = [], [chunks]
     for _ in range(_MAX_DEPTH + 1):
-        inner: dict[int, Any] = {}
+        inner: dict[int, Any] = {}  # (by id: each value once, without recursion)
         for item in level:
             if isinstance(item, dict):
                 inner.update((id(v), v) for v in item.values())
@@ -51,17 +49,8 @@ def _leaves(spec: Any) -> list[Any] | None:
                 inner.update((id(v), v) for v in item)
             else:
                 leaves.append(item)
-        if not inner:
-            return leaves
         level = list(inner.values())
-    return None
-
-
-def _check_values(chunks: Any, bad: Bad) -> None:
-    """Refuse a bool or a size below -1 (which Dask's normaliser lets
-    through, to fail at compute, in a task)."""
-    leaves = _leaves(chunks)
-    if leaves is None:
+    if level:
         msg = f"it nests more than {_MAX_DEPTH} levels deep"
         raise bad(msg)
     if any(is_bool_like(v) for v in leaves):
@@ -72,18 +61,28 @@ def _check_values(chunks: Any, bad: Bad) -> None:
         raise bad(msg)
 
 
-def _per_dimension(
+def read(
     chunks: Any,
     shape: tuple[int, ...],
+    dtype: np.dtype[Any],
     matrix: tuple[Any, Any],
+    *,
     axes: str,
     missing: Any,
+    normalize: Any,
     bad: Bad,
-) -> tuple[tuple[Any, ...], str | None]:
-    """``chunks`` as one entry a dimension, and the byte limit of "auto"
-    given as a size ("64MiB"; None: the library's default)."""
+    limit: int | str | None = None,
+) -> Chunks:
+    """``chunks`` (not None; any form ``dask.array`` and ``cubed`` take) as
+    the library's ``normalize`` makes it, ints, each dimension's summing to it.
+
+    ``matrix``: the matrix dimensions' entries where ``chunks`` gives the
+    batch's only; ``axes``: the dimensions a dict may name, "batch" or "all"
+    (``missing``: the entry of one it does not name); ``limit``: the bytes
+    of an "auto" chunk, unless ``chunks`` is a size ("64MiB").
+    """
+    _check_values(chunks, bad)
     nb = len(shape) - 2
-    limit = None
     if isinstance(chunks, str) and chunks != "auto":
         limit, chunks = chunks, "auto"
     if isinstance(chunks, dict):
@@ -113,40 +112,14 @@ def _per_dimension(
             raise bad(why)
     else:  # one value (an int, -1, "auto") for every batch dimension
         full = (*(chunks,) * nb, *matrix)
-    if math.prod(shape) == 0:  # "auto" divides by the chunk's size
+    if math.prod(shape) == 0:  # ("auto" divides by the chunk's size)
         full = tuple(-1 if isinstance(v, str) and v == "auto" else v for v in full)
-    return full, limit
-
-
-def read(
-    chunks: Any,
-    shape: tuple[int, ...],
-    dtype: np.dtype[Any],
-    matrix: tuple[Any, Any],
-    *,
-    axes: str,
-    missing: Any,
-    normalize: Any,
-    bad: Bad,
-    limit: int | None = None,
-) -> Chunks:
-    """``chunks`` (not None) normalised by the library's ``normalize``, as
-    ints, each dimension's summing to it.
-
-    ``matrix``: the matrix dimensions' entries where ``chunks`` names the
-    batch's only; ``axes``: which dimensions a dict may name, "batch" or
-    "all"; ``missing``: a dict's entry for a dimension it does not name;
-    ``limit``: the bytes of an "auto" chunk, unless ``chunks`` is a size.
-    """
-    _check_values(chunks, bad)
-    spec, size = _per_dimension(chunks, shape, matrix, axes, missing, bad)
     try:
-        normal = normalize(spec, shape, limit=size or limit, dtype=dtype)
+        normal = normalize(full, shape, limit=limit, dtype=dtype)
     except (TypeError, ValueError, ZeroDivisionError) as exc:
         raise bad(str(exc) or type(exc).__name__) from exc
     for dim, n in zip(normal, shape, strict=True):
-        # (A normaliser lets some negative sizes through.)
-        if any(c < 0 for c in dim) or sum(dim) != n:
+        if any(c < 0 for c in dim) or sum(dim) != n:  # (normalisers let some by)
             why = (
                 "a chunk size is a positive int, or -1 for the whole dimension; "
                 f"this one gives chunks {show(tuple(dim), 60)} along a dimension "
@@ -167,11 +140,13 @@ def batch_chunks(
         return tuple(tuple(int(c) for c in dim) for dim in like.chunks[:-2])
     where = f"of the batch dimensions {shape[:-2]} (every chunk holds whole matrices)"
     bad = refusal(chunks, where)
+    matrix = (shape[-2], shape[-1])
+    spec = "auto" if chunks is None else chunks
     found = read(
-        "auto" if chunks is None else chunks,
+        spec,
         shape,
         dtype,
-        (shape[-2], shape[-1]),
+        matrix,
         axes="batch",
         missing=None,
         normalize=normalize_chunks,
@@ -183,11 +158,20 @@ def batch_chunks(
     return found[:-2]
 
 
-def k_chunks(k_shape: tuple[int, ...], batch: tuple[int, ...], bc: Chunks) -> Chunks:
-    """Chunks for ``k`` (its dims aligned with the last batch dims): those of
-    the output where ``k`` has the full size, one block where it broadcasts."""
-    offset = len(batch) - len(k_shape)
-    return tuple(
-        bc[offset + j] if size == batch[offset + j] else (size,)
-        for j, size in enumerate(k_shape)
+def lazy_k(
+    k: Any, batch: tuple[int, ...], bc: Chunks, kind: Any, from_array: Any
+) -> Any:
+    """``k`` as an int where it is one (or a 0-d NumPy array), else as a lazy
+    array of ``kind`` (``from_array`` of host values) whose blocks line up
+    with the output's batch chunks ``bc``: one block along a dimension where
+    it broadcasts."""
+    if isinstance(k, int) or (isinstance(k, np.ndarray) and k.ndim == 0):
+        return int(k)
+    shape = np.shape(k)
+    offset = len(batch) - len(shape)
+    kc = tuple(
+        bc[offset + j] if n == batch[offset + j] else (n,) for j, n in enumerate(shape)
     )
+    if isinstance(k, kind):
+        return k if k.chunks == kc else k.rechunk(kc)
+    return from_array(np.asarray(k, dtype=np.int64), chunks=kc)
