@@ -1,17 +1,13 @@
-"""The cubed backend: a lazy batched eye whose every task fits the Spec.
+"""The cubed backend: a lazy batched eye whose every task fits the Spec
+(its chunks: ``chunks.py``).
 
-cubed bounds each task's memory by its Spec's ``allowed_mem``, and refuses
-to run an array whose chunk would exceed it: so the chunks here are the
-Spec's (``chunks.py``), split along the matrix dimensions too where one
-matrix exceeds a task. Each block is made, when computed, by Dask's block
-adapter (the lazy libraries' one) from its block id: its offsets in the
+Each block is made, when computed, by the lazy libraries' one adapter of
+the eager fill (``dask._block``), from its block id: its offsets in the
 chunk grid give the block's own diagonal, and a per-matrix ``k`` is read by
 blocks beside it. The block functions are module-level (cubed ships them to
-serverless workers by pickling).
-
-``eye_like`` keeps ``x``'s Spec and chunks (as ``cubed.zeros_like``); ``eye``
-takes the Spec cubed's creation functions take (its config's), or a
-cubed ``k``'s, as cubed's operations do.
+serverless workers by pickling). ``eye_like`` keeps ``x``'s Spec (as
+``cubed.zeros_like``); ``eye`` takes its config's, or a cubed ``k``'s, as
+cubed's creation functions and operations do.
 """
 
 from __future__ import annotations
@@ -107,10 +103,8 @@ def _spec_of(build: Build) -> Any:
 
 
 def eye(build: Build) -> Any:
-    """A lazy cubed array of the batched eye ``build`` asks for, in the Spec
-    and chunks `chunks.chunks_of` gives (``build.chunks``: for the batch
-    dims, or every dim; None: the Spec's default). ``k`` is an int or an
-    integer array (NumPy, or cubed).
+    """A lazy cubed array of the batched eye ``build`` asks for, chunked as
+    `chunks.chunks_of` says.
 
     Raises
     ------

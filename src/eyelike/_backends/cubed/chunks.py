@@ -1,16 +1,11 @@
 """Cubed's chunks for eyelike's output: ``x``'s, the caller's ``chunks=``
-(read by the lazy libraries' one reader, ``dask/chunks.py``), or the
-default, bounded by the Spec so that every task fits ``allowed_mem``.
-
-The default is cubed's own "auto" chunking (its normaliser, and its 128 MiB
-ceiling), with a smaller ceiling where the Spec demands it: a chunk of the
-eye, and a chunk of an element-wise result of it (``x + eye``), must fit
-``allowed_mem`` as cubed projects a task's memory. ``cubed.zeros`` needs no
-such bound (its chunks are virtual, never written by a task); an eye is
-written, so it must have it, or cubed refuses to compute any of it. Whole
-matrices per chunk where one matrix fits a task; where it does not, one
-matrix per chunk along the batch, and the matrix itself chunked (as
-``cubed.eye`` chunks a large matrix).
+(read by the lazy libraries' one reader, ``dask/chunks.py``), or cubed's
+own "auto" (its normaliser, its 128 MiB ceiling) under a ceiling of the
+Spec's: a chunk of the eye, and of an element-wise result of it, must fit
+``allowed_mem`` as cubed projects a task's memory, or cubed refuses to
+compute any of it (``cubed.zeros`` needs no such bound: its chunks are
+virtual, never written). Whole matrices per chunk where one fits a task;
+else one matrix per chunk, itself chunked (as ``cubed.eye`` chunks one).
 """
 
 from __future__ import annotations
@@ -70,15 +65,8 @@ def fits(
 def _default_limit(
     spec: Any, matrix_bytes: int, per_matrix_k: bool
 ) -> tuple[int, bool]:
-    """The largest chunk in bytes, and whether a chunk holds whole matrices.
-
-    A task of cubed holds, per chunk of ``c`` bytes, its input read
-    (``c`` times ``read + 1`` buffers) and its output written (``c`` times
-    ``write + 1``): for an element-wise op on the eye, and for the eye
-    itself (read from a virtual empty array of its own chunks). A
-    per-matrix ``k`` is read beside the output: 8 bytes per matrix in place
-    of the virtual input's ``matrix_bytes``.
-    """
+    """The largest chunk in bytes (tasks as `_cost` counts them), and
+    whether a chunk holds whole matrices."""
     budget, read, write = _budget(spec)
     m = max(1, matrix_bytes)
     if not budget:
@@ -96,8 +84,7 @@ def _default_limit(
 def chunks_of(build: Build, spec: Any, dtype: np.dtype[Any]) -> Chunks:
     """The output's chunks: ``x``'s where a task on them fits the Spec (as
     ``cubed.zeros_like`` keeps them); else the caller's, or "auto" within
-    the Spec's limit, regular (as cubed stores arrays). A dict may name any
-    dimension (one it does not name is "auto")."""
+    the Spec's limit; regular, as cubed stores arrays."""
     shape = build.shape
     per_matrix = not (isinstance(build.k, int) or np.ndim(build.k) == 0)
     like = build.like
@@ -109,16 +96,10 @@ def chunks_of(build: Build, spec: Any, dtype: np.dtype[Any]) -> Chunks:
     bad = refusal(chunks, f"for cubed of {shape}")
     if chunks is None:
         chunks = "auto" if whole else 1
+    matrix = shape[-2:] if whole else ("auto", "auto")
+    normalize = library("cubed.utils").normalize_chunks
     found = read(
-        chunks,
-        shape,
-        dtype,
-        (shape[-2], shape[-1]) if whole else ("auto", "auto"),
-        axes="all",
-        missing="auto",
-        normalize=library("cubed.utils").normalize_chunks,
-        bad=bad,
-        limit=limit,
+        normalize, chunks, shape, dtype, matrix, bad, batch_only=False, limit=limit
     )
     for dim in found:
         # cubed stores in Zarr: equal chunks, the last no larger.

@@ -1,12 +1,11 @@
 """The Dask backend: a lazy batched eye, chunked along the batch dimensions.
 
-Every chunk holds whole matrices and is made, when computed, by the NumPy
-backend, or by the CuPy backend where the result's chunks are CuPy arrays
-(``eye_like`` of a Dask array of CuPy chunks, or Dask's ``array.backend``
-set to ``"cupy"``). The graph is one ``Blockwise`` layer fed by the chunk
-shapes (as ``dask.array.ones`` builds its own): nothing is computed and no
-per-chunk task is materialised at call time. `_block`, the one adapter of
-the eager fill to a block, is cubed's too.
+Every chunk holds whole matrices, made when computed by `_block` (the lazy
+libraries' one adapter of the eager fill, cubed's too): on the NumPy
+backend, or on CuPy's where the chunks are CuPy arrays (``eye_like`` of
+such an array, or Dask's ``array.backend`` set to ``"cupy"``). The graph is
+one ``Blockwise`` layer fed by the chunk shapes (as ``dask.array.ones``
+builds its own): no per-chunk task is materialised at call time.
 """
 
 from __future__ import annotations
@@ -65,15 +64,15 @@ class DaskBackend(Backend):
 
 
 def _dask_array() -> Any:
-    """``dask.array``, imported on first use (typed ``Any``: it is untyped)."""
+    """``dask.array``, imported on first use (typed ``Any``)."""
     import dask.array
 
     return dask.array
 
 
 def _on_gpu(like: Any) -> bool:
-    """Whether the chunks are made by the CuPy backend (``like``'s meta, or
-    Dask's config, looked at without importing CuPy)."""
+    """Whether CuPy makes the chunks (``like``'s are CuPy's, or Dask's config
+    says so); CuPy is not imported to ask."""
     if like is not None:
         meta = getattr(like, "_meta", None)
         return type(meta).__module__.partition(".")[0] == "cupy"
@@ -91,9 +90,9 @@ def _block(
     order: Literal["C", "F"] = "C",
     shift: int | None = None,
 ) -> Any:
-    """One block of a lazy eye (Dask's and cubed's), made by the eager NumPy
-    (or CuPy) fill: whole matrices, or, with ``shift`` (``r0 - c0`` of its
-    first element), a piece of them holding diagonals of its own."""
+    """One block of a lazy eye (Dask's, cubed's) by the eager NumPy or CuPy
+    fill: whole matrices, or, given ``shift`` (``r0 - c0`` of its first
+    element), pieces of them, each with its own diagonal."""
     if not (gpu or isinstance(k, int)):
         get = getattr(k, "get", None)  # a CuPy block of k, copied back
         k = np.asarray(get() if callable(get) else k, dtype=np.int64)
@@ -104,11 +103,10 @@ def _block(
 
 
 def eye(build: Build) -> Any:
-    """A lazy Dask array of the batched eye ``build`` asks for, chunked along
-    the batch dims only: ``build.chunks`` (any form ``dask.array`` takes, for
-    the batch dims or for all, if it keeps matrices whole; None: Dask's
-    ``array.chunk-size``), or ``like``'s batch chunks and chunk type. ``k``
-    is an int or an integer array (NumPy, or Dask).
+    """A lazy Dask array of the batched eye ``build`` asks for, chunked as
+    ``build.chunks`` says (any form ``dask.array`` takes, for the batch dims
+    or all; None: Dask's ``array.chunk-size``), or as ``like``'s batch, with
+    its chunk type.
 
     Raises
     ------

@@ -62,39 +62,38 @@ def _check_values(chunks: Any, bad: Bad) -> None:
 
 
 def read(
+    normalize: Any,
     chunks: Any,
     shape: tuple[int, ...],
     dtype: np.dtype[Any],
-    matrix: tuple[Any, Any],
-    *,
-    axes: str,
-    missing: Any,
-    normalize: Any,
+    matrix: tuple[Any, ...],
     bad: Bad,
-    limit: int | str | None = None,
+    *,
+    batch_only: bool,
+    limit: int | None = None,
 ) -> Chunks:
     """``chunks`` (not None; any form ``dask.array`` and ``cubed`` take) as
     the library's ``normalize`` makes it, ints, each dimension's summing to it.
 
     ``matrix``: the matrix dimensions' entries where ``chunks`` gives the
-    batch's only; ``axes``: the dimensions a dict may name, "batch" or "all"
-    (``missing``: the entry of one it does not name); ``limit``: the bytes
-    of an "auto" chunk, unless ``chunks`` is a size ("64MiB").
+    batch's only; ``batch_only``: a dict names batch dimensions only, the
+    others whole (Dask), else any, the others "auto" (cubed); ``limit``:
+    the bytes of an "auto" chunk, unless ``chunks`` is a size ("64MiB").
     """
     _check_values(chunks, bad)
-    nb = len(shape) - 2
+    nb, size = len(shape) - 2, None
     if isinstance(chunks, str) and chunks != "auto":
-        limit, chunks = chunks, "auto"
+        size, chunks = chunks, "auto"
     if isinstance(chunks, dict):
-        named = nb if axes == "batch" else len(shape)
-        spec: list[Any] = [missing] * nb + list(matrix)
+        named = nb if batch_only else len(shape)
+        spec: list[Any] = [None if batch_only else "auto"] * nb + list(matrix)
         for axis, value in chunks.items():
             try:
                 i = operator.index(axis)
             except TypeError:
                 i = named  # refused below
             if isinstance(axis, (bool, np.bool_)) or not -named <= i < named:
-                which = f"the {nb} batch" if axes == "batch" else f"its {named}"
+                which = f"the {nb} batch" if batch_only else f"its {named}"
                 msg = f"axis {show(axis)} is not one of {which} dimensions"
                 raise bad(msg)
             spec[i % named] = value
@@ -115,7 +114,7 @@ def read(
     if math.prod(shape) == 0:  # ("auto" divides by the chunk's size)
         full = tuple(-1 if isinstance(v, str) and v == "auto" else v for v in full)
     try:
-        normal = normalize(full, shape, limit=limit, dtype=dtype)
+        normal = normalize(full, shape, limit=size or limit, dtype=dtype)
     except (TypeError, ValueError, ZeroDivisionError) as exc:
         raise bad(str(exc) or type(exc).__name__) from exc
     for dim, n in zip(normal, shape, strict=True):
@@ -140,18 +139,8 @@ def batch_chunks(
         return tuple(tuple(int(c) for c in dim) for dim in like.chunks[:-2])
     where = f"of the batch dimensions {shape[:-2]} (every chunk holds whole matrices)"
     bad = refusal(chunks, where)
-    matrix = (shape[-2], shape[-1])
     spec = "auto" if chunks is None else chunks
-    found = read(
-        spec,
-        shape,
-        dtype,
-        matrix,
-        axes="batch",
-        missing=None,
-        normalize=normalize_chunks,
-        bad=bad,
-    )
+    found = read(normalize_chunks, spec, shape, dtype, shape[-2:], bad, batch_only=True)
     if found[-2:] != ((shape[-2],), (shape[-1],)):
         msg = f"the matrix dimensions would be split as {found[-2:]}"
         raise bad(msg)
