@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import importlib
 import math
+from functools import partial
 from typing import Any
 
 import numpy as np
@@ -93,7 +94,7 @@ def chunks_of(build: Build, spec: Any, dtype: np.dtype[Any]) -> Chunks:
     matrix_bytes = shape[-2] * shape[-1] * dtype.itemsize
     limit, whole = _default_limit(spec, matrix_bytes, per_matrix)
     chunks = build.chunks
-    bad = refusal(chunks, f"for cubed of {shape}")
+    bad = partial(refusal, chunks, f"for cubed of {shape}")
     if chunks is None:
         chunks = "auto" if whole else 1
     matrix = shape[-2:] if whole else ("auto", "auto")

@@ -8,6 +8,7 @@ from __future__ import annotations
 import math
 import operator
 from collections.abc import Callable
+from functools import partial
 from typing import Any
 
 import numpy as np
@@ -24,15 +25,9 @@ Bad = Callable[[str], ValueError]
 _MAX_DEPTH = 3
 
 
-def refusal(chunks: Any, where: str) -> Bad:
-    """The error for the caller's ``chunks``, not a chunking ``where``: why."""
-
-    def bad(why: str) -> ValueError:
-        return ValueError(
-            f"chunks={show(chunks, 120)} is not a chunking {where}: {why}"
-        )
-
-    return bad
+def refusal(chunks: Any, where: str, why: str) -> ValueError:
+    """The error for the caller's ``chunks``, not a chunking ``where``."""
+    return ValueError(f"chunks={show(chunks, 120)} is not a chunking {where}: {why}")
 
 
 def _check_values(chunks: Any, bad: Bad) -> None:
@@ -138,7 +133,7 @@ def batch_chunks(
     if like is not None:
         return tuple(tuple(int(c) for c in dim) for dim in like.chunks[:-2])
     where = f"of the batch dimensions {shape[:-2]} (every chunk holds whole matrices)"
-    bad = refusal(chunks, where)
+    bad = partial(refusal, chunks, where)
     spec = "auto" if chunks is None else chunks
     found = read(normalize_chunks, spec, shape, dtype, shape[-2:], bad, batch_only=True)
     if found[-2:] != ((shape[-2],), (shape[-1],)):
@@ -156,7 +151,7 @@ def lazy_k(
     it broadcasts."""
     if isinstance(k, int) or (isinstance(k, np.ndarray) and k.ndim == 0):
         return int(k)
-    shape = np.shape(k)
+    shape = tuple(k.shape)
     offset = len(batch) - len(shape)
     kc = tuple(
         bc[offset + j] if n == batch[offset + j] else (n,) for j, n in enumerate(shape)
