@@ -62,19 +62,30 @@ class CubedBackend(Backend):
 def _piece(
     x: Any,
     *,
-    k: int | None,
+    k: Any,
     sizes: tuple[int, ...],
     shape: tuple[int, ...],
     dtype: np.dtype[Any],
     block_id: Any,
 ) -> Any:
     """The block at ``block_id`` (in chunks of ``sizes``) of an eye of
-    ``shape``: for ``k``, or where it is None, for ``x``, the block of a
-    per-matrix ``k`` (else ``x`` is a virtual empty block)."""
+    ``shape``. ``k``: an int; the whole host ``k``, of which the block's
+    slice is read (it travels with the function, as ``cubed.from_array``
+    ships its array); or None, where ``x`` is the block of a cubed ``k``
+    (else ``x`` is a virtual empty block)."""
     starts = [i * s for i, s in zip(block_id, sizes, strict=True)]
     piece = tuple(min(s, n - a) for a, s, n in zip(starts, sizes, shape, strict=True))
+    if k is None:
+        k = x
+    elif not isinstance(k, int):
+        lead = len(shape) - 2 - k.ndim
+        index = []
+        for j, n in enumerate(k.shape):  # (whole where k broadcasts)
+            a, p = starts[lead + j], piece[lead + j]
+            index.append(slice(a, a + p) if n == shape[lead + j] else slice(None))
+        k = k[tuple(index)]
     shift = starts[-2] - starts[-1]  # (r0 - c0: the piece's own diagonals)
-    return _block(piece, x if k is None else k, out_dtype=dtype, shift=shift)
+    return _block(piece, k, out_dtype=dtype, shift=shift)
 
 
 def _k_key(out_key: Any, *, name: str, numblocks: tuple[int, ...]) -> Any:
@@ -119,12 +130,10 @@ def eye(build: Build) -> Any:
     chunks = chunks_of(build, spec, dtype)
     if 0 in shape:
         return cubed.zeros(shape, dtype=dtype, chunks=chunks, spec=spec)
-    # (A host k travels with the tasks, as cubed ships an array it is given.)
-    from_array = partial(cubed.from_array, spec=spec)
-    k = lazy_k(build.k, shape[:-2], chunks[:-2], cubed.Array, from_array)
+    k = lazy_k(build.k, shape[:-2], chunks[:-2], cubed.Array)
     sizes = tuple(dim[0] for dim in chunks)
     piece = partial(_piece, sizes=sizes, shape=shape, dtype=dtype)
-    if isinstance(k, int):
+    if not isinstance(k, cubed.Array):  # an int, or host values read by slices
         return cubed.map_blocks(
             partial(piece, k=k), dtype=dtype, chunks=chunks, spec=spec
         )

@@ -143,14 +143,16 @@ def batch_chunks(
 
 
 def lazy_k(
-    k: Any, batch: tuple[int, ...], bc: Chunks, kind: Any, from_array: Any
+    k: Any, batch: tuple[int, ...], bc: Chunks, kind: Any, from_array: Any = None
 ) -> Any:
-    """``k`` as an int where it is one (or a 0-d NumPy array), else as a lazy
-    array of ``kind`` (``from_array`` of host values) whose blocks line up
-    with the output's batch chunks ``bc``: one block along a dimension where
-    it broadcasts."""
+    """``k`` as an int where it is one (or a 0-d NumPy array); else chunked
+    to line up with the output's batch chunks ``bc`` (one block along a
+    dimension where it broadcasts): an array of ``kind``, rechunked, or host
+    values made one by ``from_array`` (None: they stay on the host)."""
     if isinstance(k, int) or (isinstance(k, np.ndarray) and k.ndim == 0):
         return int(k)
+    if not isinstance(k, kind) and from_array is None:
+        return k
     shape = tuple(k.shape)
     offset = len(batch) - len(shape)
     kc = tuple(
