@@ -81,7 +81,8 @@ class Build(NamedTuple):
     out, like
         The array to fill (None: a fresh one); `eye_like`'s ``x``, or None.
     chunks
-        Dask's chunks along the batch dimensions (None: the default).
+        The lazy result's chunks (Dask's, cubed's), as the caller gave them
+        (None: the library's default).
     order
         ``"C"`` or ``"F"``: a fresh result's memory layout (``"F"`` only
         for backends that take ``"order"``).
