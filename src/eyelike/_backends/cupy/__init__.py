@@ -1,9 +1,6 @@
 """The CuPy backend: the library's rules (its devices, the dtypes it has,
 aligned outputs) and `eye`, which fills an output with the ElementwiseKernels
-of ``kernels.py`` beside this module, launch by launch as ``planning.py``
-plans. Both kernel families store whole elements, so an ``out=`` with an
-element address that is not a multiple of its item size is refused before
-launch (`check_alignment`); a fresh output always is aligned.
+of ``kernels.py``, launch by launch as ``planning.py`` plans.
 
 CuPy is imported inside the functions only, so a NumPy-only install never
 touches CUDA. The output comes from ``cupy.empty``: the kernel writes every
@@ -22,14 +19,8 @@ import numpy as np
 from ..._validate.dtypes import DTypeError, is_ml_dtype, numpy_dtype
 from ..._validate.text import no_usable_device, show
 from .._base import Backend, Build
-from .kernels import kernel_path, run
-from .planning import (
-    VECTOR_FROM_BYTES,
-    Launch,
-    check_alignment,
-    offsets_dtype,
-    plan,
-)
+from .kernels import fill, kernel_path
+from .planning import VECTOR_FROM_BYTES, check_alignment, offsets_dtype, plan
 
 __all__ = [
     "CuPyBackend",
@@ -188,12 +179,8 @@ def cuda_device(device: Any) -> Any:
 def eye(build: Build) -> Any:
     """Fill ``build.out`` (or a new CuPy array of memory ``build.order``) on
     the current or requested device: `CuPyBackend.eye`, and each chunk of a
-    Dask array of CuPy chunks.
-
-    ``build.k`` is a Python int or an integer array (NumPy or CuPy)
-    broadcastable to the batch dims, already clamped into
-    ``[-n_rows, n_cols]``.
-    """
+    Dask array of CuPy chunks. ``build.k``: a Python int or an integer array
+    (NumPy or CuPy) broadcastable to the batch dims, clamped."""
     import cupy
 
     shape, k, device, out = build.shape, build.k, build.device, build.out
@@ -233,20 +220,3 @@ def _rocm() -> bool:
     import cupy
 
     return bool(cupy.cuda.runtime.is_hip)
-
-
-def fill(out: Any, k: Any, launches: tuple[Launch, ...]) -> None:
-    """Run ``launches`` (`plan`'s, for ``out`` and ``k``) on the non-empty
-    CuPy array ``out``, on the current device (`eye` makes ``out``'s
-    current): `eye`'s last step, and the GPU tests' way to a path `plan`
-    would not choose for a small output."""
-    import cupy
-
-    shape = out.shape
-    kk: Any = None
-    if not isinstance(k, int):
-        index = np.int64 if launches[0].wide else np.int32
-        kk = cupy.broadcast_to(cupy.asarray(k, dtype=index), shape[:-2])
-        kk = cupy.ascontiguousarray(kk).ravel()
-    for launch in launches:
-        run(launch, out, kk, shape[-2] * shape[-1])

@@ -9,16 +9,18 @@ import functools
 
 __all__ = [
     "CHUNK_BYTES",
-    "FIXED_PARAMS",
     "OP_PER_MATRIX",
     "OP_SCALAR",
     "OP_VECTOR",
     "OP_VECTOR_PER_MATRIX",
     "OP_VECTOR_PER_SMALL_MATRIX",
     "VECTOR_BYTES",
+    "VECTOR_OPS",
     "VECTOR_PARAMS",
     "diag_extent",
     "divider",
+    "kernel_name",
+    "scalar_params",
     "vector_kind",
     "vector_scalars",
 ]
@@ -35,64 +37,76 @@ OP_PER_MATRIX = (
 # stores of VECTOR_BYTES. Three kernels (`vector_kind`): scalar k; per-matrix
 # k over matrices of at least one chunk (a chunk meets at most two of them);
 # per-matrix k over smaller matrices (a chunk can span many, and reads the k
-# of each). Their operations name the kernel's parameters, which
-# VECTOR_PARAMS lists in order (kind -> names); U is the unsigned index type
-# (unsigned int below 2**31 elements, else unsigned long long).
+# of each). VECTOR_PARAMS lists each one's scalar parameters in order (the
+# per-matrix ones then take ``kk``); every one is U, the unsigned index type
+# (unsigned int below 2**31 elements, else unsigned long long), but those of
+# FIXED_PARAMS.
 CHUNK_BYTES = 64
 VECTOR_BYTES = 16
-OP_VECTOR = (
-    "eyelike_vector<T, U>(&out[0], (U)i, n, head, mat_size, mat_magic, "
-    "mat_shift, step, step_magic, step_shift, comb, lo, end, rep_lo, rep_hi);"
-)
-OP_VECTOR_PER_MATRIX = (
-    "eyelike_vector_batched_k<T, U>(&out[0], (U)i, n, head, mat_size, "
-    "mat_magic, mat_shift, step, step_magic, step_shift, comb, n_rows, &kk[0]);"
-)
-OP_VECTOR_PER_SMALL_MATRIX = (
-    "eyelike_vector_batched_k_small<T, U>(&out[0], (U)i, n, head, mat_size, "
-    "mat_magic, mat_shift, step, comb, n_rows, &kk[0]);"
-)
-_GRID_PARAMS = (
-    "n",
-    "head",
-    "mat_size",
-    "mat_magic",
-    "mat_shift",
-    "step",
-    "step_magic",
-    "step_shift",
-    "comb",
-)
+_GRID = ("n", "head", "mat_size", "mat_magic", "mat_shift", "step")
+_BAND = (*_GRID, "step_magic", "step_shift", "comb")
 VECTOR_PARAMS = {
-    "scalar": (*_GRID_PARAMS, "lo", "end", "rep_lo", "rep_hi"),
-    "per_matrix": (*_GRID_PARAMS, "n_rows"),
+    "scalar": (*_BAND, "lo", "end", "rep_lo", "rep_hi"),
+    "per_matrix": (*_BAND, "n_rows"),
     # No divider for S: a small matrix's ones need no division.
-    "small": (*_GRID_PARAMS[:6], "comb", "n_rows"),
+    "small": (*_GRID, "comb", "n_rows"),
 }
-# Parameters of a fixed width; every other one is U.
 FIXED_PARAMS = {"comb": "uint64", "rep_lo": "uint64", "rep_hi": "uint64"}
+# Each kind's kernel is eyelike_eye_vector<suffix>, and calls the header's
+# eyelike_vector<suffix>; the element path's is eyelike_eye<suffix>.
+_SUFFIX = {"scalar": "", "per_matrix": "_batched_k", "small": "_batched_k_small"}
+
+
+def _vector_op(kind: str) -> str:
+    """A vector kernel's operation: its device function, given the output,
+    the chunk and the parameters in order (and the per-matrix ``kk``)."""
+    args = [*VECTOR_PARAMS[kind], *([] if kind == "scalar" else ["&kk[0]"])]
+    return f"eyelike_vector{_SUFFIX[kind]}<T, U>(&out[0], (U)i, {', '.join(args)});"
+
+
+VECTOR_OPS = {kind: _vector_op(kind) for kind in VECTOR_PARAMS}
+OP_VECTOR = VECTOR_OPS["scalar"]
+OP_VECTOR_PER_MATRIX = VECTOR_OPS["per_matrix"]
+OP_VECTOR_PER_SMALL_MATRIX = VECTOR_OPS["small"]
+
+
+def vector_kind(per_matrix: bool, small: bool) -> str:
+    """The vector kernel's kind, the key of `VECTOR_PARAMS`: ``"scalar"``,
+    ``"per_matrix"`` or ``"small"`` (per-matrix k, matrices under a chunk)."""
+    if not per_matrix:
+        return "scalar"
+    return "small" if small else "per_matrix"
+
+
+def kernel_name(per_matrix: bool, vector: bool, small: bool) -> str:
+    """The name of the kernel for one k mode and path."""
+    suffix = _SUFFIX[vector_kind(per_matrix, small)]
+    return f"eyelike_eye_vector{suffix}" if vector else f"eyelike_eye{suffix}"
+
+
+def scalar_params(
+    per_matrix: bool, wide: bool, vector: bool, small: bool
+) -> tuple[tuple[str, str], ...]:
+    """A kernel's scalar parameters in order, as ``(name, NumPy type)``: the
+    declaration of `kernels.kernel` and the arguments of `planning.arguments`
+    from one table."""
+    index = "int64" if wide else "int32"
+    if not vector:
+        return (("n_cols", index), ("mat_size", index)) + (
+            () if per_matrix else (("k", index),)
+        )
+    names = VECTOR_PARAMS[vector_kind(per_matrix, small)]
+    return tuple((name, FIXED_PARAMS.get(name, "u" + index)) for name in names)
 
 
 def divider(d: int, bits: int) -> tuple[int, int]:
-    """Magic numbers for dividing by ``d`` with a multiply-high and a shift.
-
-    PyTorch's ``IntDivider`` (``aten/src/ATen/cuda/detail/IntegerDivider.cuh``)
-    at either width: ``eyelike_divide`` computes ``n // d`` as
+    """``(magic, shift)`` for dividing by ``1 <= d < 2**bits`` with a
+    multiply-high and a shift: ``eyelike_divide`` computes ``n // d`` as
     ``(mulhi(n, magic) + n) >> shift``, exactly for ``n < 2**(bits - 1)``.
 
-    Parameters
-    ----------
-    d
-        The divisor, ``1 <= d < 2**bits``.
-    bits
-        The width of the kernel's unsigned index type, 32 or 64.
-
-    Returns
-    -------
-    tuple of int
-        ``(magic, shift)``: shift = ceil(log2 d), magic = 2**bits *
-        (2**shift - d) // d + 1, which fits in ``bits`` bits because
-        2**shift < 2 d.
+    PyTorch's ``IntDivider`` (``aten/src/ATen/cuda/detail/IntegerDivider.cuh``)
+    at either width: shift = ceil(log2 d), magic = 2**bits * (2**shift - d)
+    // d + 1, which fits in ``bits`` bits because 2**shift < 2 d.
     """
     if not 1 <= d < 2**bits:
         msg = f"divisor {d} out of range for {bits}-bit division"
@@ -103,22 +117,10 @@ def divider(d: int, bits: int) -> tuple[int, int]:
 
 
 def diag_extent(n_rows: int, n_cols: int, k: int) -> tuple[int, int]:
-    """Where the ones of an R x C matrix with offset k lie, flattened.
-
-    Parameters
-    ----------
-    n_rows, n_cols
-        R and C.
-    k
-        The offset, clamped into ``[-R, C]``.
-
-    Returns
-    -------
-    tuple of int
-        ``(lo, end)``: the ones are at lo, lo + C + 1, lo + 2 (C + 1), ...
-        below end; none when end <= lo. The header's ``eyelike_diag_of``
-        computes the same on the device for per-matrix k.
-    """
+    """``(lo, end)``: the ones of an R x C matrix with offset k (clamped into
+    ``[-R, C]``), flattened, are at lo, lo + C + 1, lo + 2 (C + 1), ... below
+    end; none when end <= lo. The header's ``eyelike_diag_of`` computes the
+    same on the device for per-matrix k."""
     lo = k if k >= 0 else -k * n_cols
     return lo, min(n_rows, n_cols - k) * (n_cols + 1) + k - n_cols
 
@@ -158,50 +160,34 @@ def vector_scalars(
     head: int,
     small: bool = False,
 ) -> tuple[tuple[str, int], ...]:
-    """The vector kernel's scalar arguments for one launch.
+    """The vector kernel's scalar arguments for one launch over ``n_mats``
+    R x C matrices, ``(name, value)`` in the order of `VECTOR_PARAMS`.
 
-    Parameters
-    ----------
-    n_rows, n_cols
-        The matrix shape, R and C.
-    n_mats
-        The matrices the launch fills.
-    k
-        The clamped scalar offset, or None for per-matrix offsets (the
-        kernel reads them from its ``kk`` array).
-    bits
-        The index width: 32, or 64 for matrices of 2**31+ elements.
-    head
-        Elements between the 16-byte boundary at or before the output's
-        first element and that element.
-    small
-        Per-matrix k over matrices under one chunk (`small_matrices`): the
-        kernel of kind ``"small"``, whose parameters are a subset of those
-        of kind ``"per_matrix"``, with the same values.
-
-    Returns
-    -------
-    tuple of (str, int)
-        ``(name, value)`` in the order of `VECTOR_PARAMS`.
+    ``k`` is the clamped scalar offset, or None for per-matrix offsets (read
+    from ``kk``); ``bits`` the index width (64 for matrices of 2**31+
+    elements); ``head`` the elements between the 16-byte boundary at or
+    before the output's first element and that element; ``small`` the
+    kernel for per-matrix k over matrices under one chunk, whose parameters
+    are a subset of the other per-matrix kernel's, with the same values.
     """
     mat_size = n_rows * n_cols
     step = n_cols + 1
-    values = [n_mats * mat_size, head, mat_size, *divider(mat_size, bits)]
-    values += [step, *divider(step, bits), _comb(step)]
-    if k is None:
-        values += [n_rows]
-    else:
-        values += [*diag_extent(n_rows, n_cols, k), *_repeat(n_rows, n_cols, k)]
-    # The small-matrix kernel takes a subset of the per-matrix parameters.
-    named = dict(zip(VECTOR_PARAMS[vector_kind(k is None, False)], values, strict=True))
-    return tuple(
-        (name, named[name]) for name in VECTOR_PARAMS[vector_kind(k is None, small)]
-    )
-
-
-def vector_kind(per_matrix: bool, small: bool) -> str:
-    """The vector kernel's kind, the key of `VECTOR_PARAMS`: ``"scalar"``,
-    ``"per_matrix"`` or ``"small"`` (per-matrix k, matrices under a chunk)."""
-    if not per_matrix:
-        return "scalar"
-    return "small" if small else "per_matrix"
+    mat_magic, mat_shift = divider(mat_size, bits)
+    step_magic, step_shift = divider(step, bits)
+    values = {
+        "n": n_mats * mat_size,
+        "head": head,
+        "mat_size": mat_size,
+        "mat_magic": mat_magic,
+        "mat_shift": mat_shift,
+        "step": step,
+        "step_magic": step_magic,
+        "step_shift": step_shift,
+        "comb": _comb(step),
+        "n_rows": n_rows,
+    }
+    if k is not None:
+        values["lo"], values["end"] = diag_extent(n_rows, n_cols, k)
+        values["rep_lo"], values["rep_hi"] = _repeat(n_rows, n_cols, k)
+    names = VECTOR_PARAMS[vector_kind(k is None, small)]
+    return tuple((name, values[name]) for name in names)

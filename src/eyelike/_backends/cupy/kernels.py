@@ -1,19 +1,14 @@
 """The CuPy backend's ElementwiseKernels, whose CUDA source is
-``kernels/eye.cuh`` (`kernel_path`): `kernel` builds one (cached), `run`
-makes one launch of `plan` with it.
+``kernels/eye.cuh`` (`kernel_path`): `kernel` builds one (cached), `fill`
+runs `plan`'s launches with them.
 
-Two kernel families. The vector path (``eyelike_eye_vector*``) serves every
-C-contiguous output of 256 KiB or more (`planning.VECTOR_FROM_BYTES`), for
+Two kernel families. The vector path (``eyelike_eye_vector*``) serves
+C-contiguous outputs of 256 KiB or more (`planning.VECTOR_FROM_BYTES`), for
 either k mode and any matrix size: each thread finds the ones of one
 64-byte chunk from launch constants, and each warp stores its 32 chunks as
-runs of aligned 16-byte pieces, 512 contiguous bytes a store instruction
-(per-matrix k over matrices under one chunk has a kernel of its own, whose
-chunks span several matrices). The element path (``eyelike_eye*``) serves
-strided and transposed outputs, and smaller ones (its launch costs the
-host less), one thread per element. ``planning.py`` beside this module
-picks the path and computes the vector path's constants, in pure Python
-(tested without CuPy); the kernels' operations and parameters are in
-``constants.py``.
+runs of aligned 16-byte pieces, 512 contiguous bytes a store instruction.
+The element path (``eyelike_eye*``) serves strided and transposed outputs,
+and smaller ones (its launch costs the host less), one thread per element.
 
 CuPy is imported inside the functions only.
 """
@@ -25,19 +20,19 @@ import importlib.resources
 from pathlib import Path
 from typing import Any
 
+import numpy as np
+
 from .constants import (
-    FIXED_PARAMS,
     OP_PER_MATRIX,
     OP_SCALAR,
-    OP_VECTOR,
-    OP_VECTOR_PER_MATRIX,
-    OP_VECTOR_PER_SMALL_MATRIX,
-    VECTOR_PARAMS,
+    VECTOR_OPS,
+    kernel_name,
+    scalar_params,
     vector_kind,
 )
 from .planning import Launch, arguments
 
-__all__ = ["kernel", "kernel_path", "run"]
+__all__ = ["fill", "kernel", "kernel_path"]
 
 
 def kernel_path() -> Path:
@@ -61,14 +56,6 @@ def _source() -> str:
     return kernel_path().read_text(encoding="utf-8")
 
 
-# The vector kernels by kind (`vector_kind`): operation and name.
-_VECTOR_KERNELS = {
-    "scalar": (OP_VECTOR, "eyelike_eye_vector"),
-    "per_matrix": (OP_VECTOR_PER_MATRIX, "eyelike_eye_vector_batched_k"),
-    "small": (OP_VECTOR_PER_SMALL_MATRIX, "eyelike_eye_vector_batched_k_small"),
-}
-
-
 @functools.lru_cache(maxsize=16)
 def kernel(per_matrix: bool, wide: bool, vector: bool, small: bool = False) -> Any:
     """The kernel for one k mode, index width and path (and, for per-matrix
@@ -77,54 +64,61 @@ def kernel(per_matrix: bool, wide: bool, vector: bool, small: bool = False) -> A
     and caches the binary."""
     import cupy
 
-    index = "int64" if wide else "int32"
     ctype = "long long" if wide else "int"
     # The source goes in as the preamble, not an #include, so its text is
     # part of CuPy's cache key: an edited header can never serve a stale
     # binary.
     preamble = f"{_source()}\ntypedef {ctype} I;\ntypedef unsigned {ctype} U;\n"
+    params = [
+        f"{t} {name}" for name, t in scalar_params(per_matrix, wide, vector, small)
+    ]
+    if per_matrix:
+        params.append(f"raw {'int64' if wide else 'int32'} kk")
     if vector:
-        unsigned = "u" + index
-        kind = vector_kind(per_matrix, small)
-        params = [
-            f"{FIXED_PARAMS.get(name, unsigned)} {name}" for name in VECTOR_PARAMS[kind]
-        ]
-        if per_matrix:
-            params.append(f"raw {index} kk")
         # A raw output and an explicit size=: a thread is a chunk, not an
         # element (CuPy's pattern for such kernels).
-        operation, name = _VECTOR_KERNELS[kind]
-        return cupy.ElementwiseKernel(
-            ", ".join(params), "raw T out", operation, name, preamble=preamble
-        )
-    k_param = f"raw {index} kk" if per_matrix else f"{index} k"
+        operation = VECTOR_OPS[vector_kind(per_matrix, small)]
+    else:
+        operation = OP_PER_MATRIX if per_matrix else OP_SCALAR
     return cupy.ElementwiseKernel(
-        f"{index} n_cols, {index} mat_size, {k_param}",
-        "T out",
-        OP_PER_MATRIX if per_matrix else OP_SCALAR,
-        "eyelike_eye_batched_k" if per_matrix else "eyelike_eye",
+        ", ".join(params),
+        "raw T out" if vector else "T out",
+        operation,
+        kernel_name(per_matrix, vector, small),
         preamble=preamble,
     )
 
 
-def run(launch: Launch, out: Any, kk: Any, mat_size: int) -> None:
-    """Run one launch of `plan` on ``out`` (per-matrix offsets in ``kk``)."""
-    args = list(arguments(launch))
-    compiled = kernel(launch.per_matrix, launch.wide, launch.vector, launch.small)
-    if not launch.vector:
-        if kk is not None:
-            args.append(kk)
-        compiled(*args, out)
-        return
-    # A raw array keeps its own ndim in the kernel: pass a 1-D view, sliced
-    # only where this launch is one of several (each view is host time).
-    flat = out.reshape(-1)
-    if launch.start or launch.stop * mat_size < flat.size:
-        flat = flat[launch.start * mat_size : launch.stop * mat_size]
-        if kk is not None:
-            kk = kk[launch.start : launch.stop]
-    if kk is not None:
-        args.append(kk)
-    # Blocks of whole warps (CuPy's default, named: the kernel's warp-wide
-    # stores rely on it), and a thread count of whole warps (`plan`).
-    compiled(*args, flat, size=launch.threads, block_size=128)
+def fill(out: Any, k: Any, launches: tuple[Launch, ...]) -> None:
+    """Run ``launches`` (`plan`'s, for ``out`` and ``k``) on the non-empty
+    CuPy array ``out``, on the current device: `eye`'s last step, and the
+    GPU tests' way to a path `plan` would not choose for a small output."""
+    import cupy
+
+    kk: Any = None
+    if not isinstance(k, int):
+        index = np.int64 if launches[0].wide else np.int32
+        kk = cupy.broadcast_to(cupy.asarray(k, dtype=index), out.shape[:-2])
+        kk = cupy.ascontiguousarray(kk).ravel()
+    mat_size = out.shape[-2] * out.shape[-1]
+    for launch in launches:
+        compiled = kernel(launch.per_matrix, launch.wide, launch.vector, launch.small)
+        args = list(arguments(launch))
+        if not launch.vector:
+            if kk is not None:
+                args.append(kk)
+            compiled(*args, out)
+            continue
+        # A raw array keeps its own ndim in the kernel: pass a 1-D view,
+        # sliced only where this launch is one of several (each view is host
+        # time).
+        flat, part = out.reshape(-1), kk
+        if launch.start or launch.stop * mat_size < flat.size:
+            flat = flat[launch.start * mat_size : launch.stop * mat_size]
+            if kk is not None:
+                part = kk[launch.start : launch.stop]
+        if part is not None:
+            args.append(part)
+        # Blocks of whole warps (CuPy's default, named: the kernel's
+        # warp-wide stores rely on it), and a thread count of whole warps.
+        compiled(*args, flat, size=launch.threads, block_size=128)

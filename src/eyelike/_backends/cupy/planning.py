@@ -1,9 +1,7 @@
 """Host-side planning of the CuPy kernels' launches: `plan` refuses an
-output no kernel can store to, picks the path (and, for per-matrix k, the
-vector kernel for matrices under one chunk) and splits large outputs into
-32-bit launches; `arguments` gives a launch's scalars their types. The
-kernels' operations and constants: ``constants.py``. Pure Python and NumPy:
-testable, and tested, without CuPy.
+output no kernel can store to, picks the path and kernel, and splits large
+outputs into 32-bit launches; `arguments` gives a launch's scalars their
+types. Pure Python and NumPy: testable, and tested, without CuPy.
 """
 
 from __future__ import annotations
@@ -17,8 +15,8 @@ import numpy as np
 
 from .constants import (
     CHUNK_BYTES,
-    FIXED_PARAMS,
     VECTOR_BYTES,
+    scalar_params,
     vector_kind,
     vector_scalars,
 )
@@ -40,40 +38,22 @@ __all__ = [
     "check_alignment",
     "offsets_dtype",
     "plan",
-    "small_matrices",
-    "use_vector",
 ]
 
 
 def check_alignment(
     address: int, itemsize: int, strides: tuple[int, ...] = (), name: str = "out"
 ) -> None:
-    """Refuse an output some element of which is not aligned for its type.
+    """Refuse (ValueError) an output some element of which is not aligned
+    for its type: the first element's address, or a stride in bytes (of the
+    dimensions longer than one), that is not a multiple of ``itemsize``.
 
     Both kernel families store whole elements of ``T``, and CuPy's device
     type for every dtype is aligned to its item size (its ``complex<T>`` is
-    ``__align__(2 * sizeof(T))``), so every element address must be a
-    multiple of the item size: the first element's, and every stride in
-    bytes along a dimension of more than one element. A misaligned store
-    is a device fault, which leaves the process's CUDA context unusable;
-    CuPy's own kernels (``fill``, ``copyto``) make no such check, so this
-    one refuses such an array before launch rather than reroute it.
-
-    Parameters
-    ----------
-    address
-        The address of the first element.
-    itemsize
-        Bytes per element.
-    strides
-        The strides in bytes of the dimensions longer than one.
-    name
-        The parameter, for the message.
-
-    Raises
-    ------
-    ValueError
-        An element address that is not a multiple of ``itemsize``.
+    ``__align__(2 * sizeof(T))``). A misaligned store is a device fault,
+    which leaves the process's CUDA context unusable; CuPy's own kernels
+    (``fill``, ``copyto``) make no such check, so this one refuses such an
+    array before launch rather than reroute it.
     """
     if address % itemsize:
         aligned = address & -address  # the largest power of two dividing it
@@ -94,81 +74,14 @@ def check_alignment(
         raise ValueError(msg)
 
 
-def use_vector(itemsize: int, contiguous: bool) -> bool:
-    """Whether the vector path serves an (element-aligned) output.
-
-    It needs C order: the chunks are counted from the 16-byte boundary at
-    or before the first element, so every chunk but the first and last is
-    a whole, aligned 64 bytes. Any matrix
-    size and either k mode: per-matrix k over matrices under one chunk takes
-    the vector kernel of its own (`small_matrices`), which reads the k of
-    each matrix a chunk touches once, where the element path would read one
-    per element.
-
-    Parameters
-    ----------
-    itemsize
-        Bytes per element.
-    contiguous
-        Whether the output is C-contiguous.
-
-    Returns
-    -------
-    bool
-        True for the vector path, False for the element path.
-    """
-    return contiguous and VECTOR_BYTES % itemsize == 0
-
-
-def small_matrices(per_matrix: bool, mat_size: int, itemsize: int) -> bool:
-    """Whether a vector launch takes the kernel for per-matrix k over
-    matrices smaller than one chunk.
-
-    Over matrices of at least one chunk a chunk meets at most two of them,
-    which `eyelike_vector_batched_k` handles without a loop; smaller ones
-    let a chunk span up to ``N // (R*C) + 2`` matrices (N elements per
-    chunk), each with its own k, which ``eyelike_vector_batched_k_small``
-    reads in a loop. A kernel of its own, not a branch in the other: the
-    other per-matrix kernel keeps its instruction count, and neither pays
-    for the other's registers. Scalar k needs neither: one k, and a
-    repeating pattern for small matrices.
-
-    Parameters
-    ----------
-    per_matrix
-        Whether k differs between matrices.
-    mat_size
-        Elements per matrix, R * C.
-    itemsize
-        Bytes per element.
-
-    Returns
-    -------
-    bool
-        True for the small-matrix kernel.
-    """
-    return per_matrix and mat_size * itemsize < CHUNK_BYTES
-
-
 @dataclasses.dataclass(frozen=True)
 class Launch:
-    """One kernel launch.
-
-    Attributes
-    ----------
-    per_matrix, wide, vector
-        The kernel: k mode, index width (64-bit), path.
-    scalars
-        Its scalar arguments, ``(name, value)`` in parameter order.
-    threads
-        The vector path's thread count (CuPy's ``size=``): one per chunk,
-        rounded up to whole warps; 0 for the element path.
-    start, stop
-        The matrices (of the flattened batch) it fills.
-    small
-        The vector kernel for per-matrix k over matrices under one chunk
-        (`small_matrices`); False otherwise.
-    """
+    """One kernel launch: the kernel (k mode, 64-bit index, vector path,
+    and `small`: the vector kernel for per-matrix k over matrices under one
+    chunk), its scalar arguments as ``(name, value)`` in parameter order,
+    the vector path's thread count (CuPy's ``size=``; 0 for the element
+    path), and the matrices of the flattened batch it fills,
+    ``start:stop``."""
 
     per_matrix: bool
     wide: bool
@@ -190,7 +103,7 @@ def offsets_dtype(n_rows: int, n_cols: int) -> type[np.signedinteger[Any]]:
     """The type the kernels read per-matrix offsets in, for (R, C) matrices:
     int32 (every k, clamped into [-R, C], fits) unless a matrix has 2**31
     elements or more and takes the 64-bit vector kernel. (An element-path
-    launch of 2**31 or more elements in all reads int64: `eye` converts.)"""
+    launch of 2**31 or more elements in all reads int64: `fill` converts.)"""
     return np.int64 if n_rows * n_cols >= _INT32_LIMIT else np.int32
 
 
@@ -203,47 +116,18 @@ def plan(
     address: int,
     vector_from: int = VECTOR_FROM_BYTES,
 ) -> tuple[Launch, ...]:
-    """How `eye` fills a non-empty output of ``shape`` at ``address``.
+    """The launches, in order, that fill a non-empty output of ``shape``
+    ``(..., R, C)`` at ``address``, each matrix once.
 
-    The element path is one launch: every output under ``vector_from``
-    bytes, and every output the vector path cannot store to. The vector
-    path uses 32-bit index arithmetic, so an output of 2**31 or more
-    elements whose matrices are smaller takes one launch per slice of whole
-    matrices under 2**31 elements; only matrices of 2**31 or more elements
-    take the 64-bit vector kernel. Per-matrix k over matrices under one
-    chunk takes the vector kernel of its own (`small_matrices`), in 32-bit
-    launches like any output of matrices that small. Pure Python: the CPU
-    tests build the kernels' sources and run their operations from exactly
-    these decisions and constants.
-
-    Parameters
-    ----------
-    shape
-        The output's shape, ``(..., R, C)``, with no zero in it.
-    k
-        The clamped scalar offset, or None for per-matrix offsets.
-    itemsize
-        Bytes per element.
-    contiguous
-        Whether the output is C-contiguous.
-    address
-        The address of its first element.
-    vector_from
-        The smallest output, in bytes, that takes the vector path where it
-        can (`VECTOR_FROM_BYTES`: a smaller one's call is mostly the host's
-        time, and the element launch's is shorter); 0: every output it
-        can store to (the tests of the vector kernel).
-
-    Returns
-    -------
-    tuple of Launch
-        The launches, in order; together they fill every matrix once.
-
-    Raises
-    ------
-    ValueError
-        An address that is not a multiple of ``itemsize`` (`check_alignment`):
-        no kernel can store to it.
+    ``k`` is the clamped scalar offset, or None for per-matrix offsets;
+    ``contiguous`` whether the output is C-contiguous. An output under
+    ``vector_from`` bytes (0: none, as the vector kernel's tests ask) takes
+    the element path, one launch, as does every output the vector path
+    cannot store to. The vector path's index arithmetic is 32-bit, so an
+    output of 2**31 or more elements whose matrices are smaller takes one
+    launch per slice of whole matrices under 2**31 elements; only matrices
+    of 2**31 or more elements take the 64-bit vector kernel. An address
+    that is not a multiple of ``itemsize`` is refused (`check_alignment`).
     """
     check_alignment(address, itemsize)
     return _plan(
@@ -268,27 +152,33 @@ def _plan(
     size = math.prod(shape)
     n_mats = size // mat_size
     per_matrix = k is None
-    if not use_vector(itemsize, contiguous) or size * itemsize < vector_from:
-        wide = size >= _INT32_LIMIT
+    # The vector path needs C order: its chunks are counted from the 16-byte
+    # boundary at or before the first element, so every chunk but the first
+    # and last is a whole, aligned 64 bytes.
+    vector = contiguous and VECTOR_BYTES % itemsize == 0
+    if not vector or size * itemsize < vector_from:
         scalars: tuple[tuple[str, int], ...] = (
             ("n_cols", n_cols),
             ("mat_size", mat_size),
         )
         if k is not None:
             scalars += (("k", k),)
-        return (Launch(per_matrix, wide, False, scalars, 0, 0, n_mats),)
-    # Matrices under one chunk have fewer than 64 elements: never wide.
-    small = small_matrices(per_matrix, mat_size, itemsize)
+        return (Launch(per_matrix, size >= _INT32_LIMIT, False, scalars, 0, 0, n_mats),)
+    # Per-matrix k over matrices under one chunk (hence never wide): a chunk
+    # can span N // (R*C) + 2 of them (N elements a chunk), each with its
+    # own k, which a kernel of its own reads in a loop; over larger ones a
+    # chunk meets at most two, with no loop. Two kernels, not a branch: each
+    # keeps its instruction count and registers. Scalar k needs neither (one
+    # k, and a repeating pattern for small matrices).
+    small = per_matrix and mat_size * itemsize < CHUNK_BYTES
     wide = mat_size >= _INT32_LIMIT
     per_launch = n_mats if wide else (_INT32_LIMIT - 1) // mat_size
     launches = []
     for start in range(0, n_mats, per_launch):
         stop = min(start + per_launch, n_mats)
-        first = address + start * mat_size * itemsize
-        head = (first % VECTOR_BYTES) // itemsize
-        elements = (stop - start) * mat_size
+        head = ((address + start * mat_size * itemsize) % VECTOR_BYTES) // itemsize
+        chunks = -(-((stop - start) * mat_size + head) * itemsize // CHUNK_BYTES)
         # Whole warps: every lane of a warp takes part in its stores.
-        chunks = -(-(elements + head) * itemsize // CHUNK_BYTES)
         threads = -(-chunks // WARP) * WARP
         scalars = vector_scalars(
             n_rows, n_cols, stop - start, k, 64 if wide else 32, head, small
@@ -302,11 +192,8 @@ def _plan(
 @functools.lru_cache(maxsize=256)
 def arguments(launch: Launch) -> tuple[Any, ...]:
     """The scalars as NumPy scalars of the kernel's parameter types."""
-    if not launch.vector:
-        index: Any = np.int64 if launch.wide else np.int32
-        return tuple(index(value) for _, value in launch.scalars)
-    unsigned = "uint64" if launch.wide else "uint32"
+    types = scalar_params(launch.per_matrix, launch.wide, launch.vector, launch.small)
     return tuple(
-        np.dtype(FIXED_PARAMS.get(name, unsigned)).type(value)
-        for name, value in launch.scalars
+        np.dtype(dtype).type(value)
+        for (_, dtype), (_, value) in zip(types, launch.scalars, strict=True)
     )
