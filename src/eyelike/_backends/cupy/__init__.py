@@ -26,7 +26,6 @@ __all__ = [
     "CuPyBackend",
     "check_dtype",
     "check_usable",
-    "cuda_device",
     "empty_meta",
     "eye",
     "fill",
@@ -67,10 +66,10 @@ class CuPyBackend(Backend):
             return cupy.asarray(k.get())
 
     def _clamp(self, k: Any, n_rows: int, n_cols: int, device: Any) -> Any:
-        # One pass over k, straight into the type the kernels read: the
-        # default (clip, astype to int64, then the kernels' int32) moves k
-        # three times, as many bytes as the output itself when its matrices
-        # are small. The bounds fit k's own type, so the clip cannot wrap.
+        # One pass over k, straight into the type the kernels read, where the
+        # default (clip, astype to int64, then int32) moves k three times: as
+        # many bytes as the output when matrices are small. The bounds fit
+        # k's own type, so the clip cannot wrap.
         import cupy
 
         k = self._move_k(k, device)
@@ -81,10 +80,7 @@ class CuPyBackend(Backend):
             return cupy.clip(k, lo, hi, out=clamped)
 
     def _out_strides(self, out: Any) -> tuple[int, ...] | None:
-        # A misaligned store is a device fault that poisons the process's
-        # CUDA context: refuse before any launch.
-        # (An empty out is never stored to.)
-        if out.size:
+        if out.size:  # (an empty out is never stored to)
             long = tuple(
                 s for s, n in zip(out.strides, out.shape, strict=True) if n > 1
             )
@@ -102,11 +98,9 @@ class CuPyBackend(Backend):
 
 
 def check_dtype(dt: np.dtype[Any], why: str = "") -> np.dtype[Any]:
-    """``dt`` if CuPy can make arrays of it (``why`` ends the message).
-
-    Of ml_dtypes' types CuPy 14 knows bfloat16 only (its kernels see CuPy's
-    ``bfloat16`` class); it refuses float8 and the others at allocation.
-    """
+    """``dt`` if CuPy can make arrays of it (``why`` ends the message): of
+    ml_dtypes' types CuPy 14 knows bfloat16 only (its kernels see CuPy's
+    ``bfloat16`` class), and refuses float8 and the others at allocation."""
     if is_ml_dtype(dt) and dt.name != "bfloat16":
         msg = (
             f"dtype {dt.name} is not supported by CuPy{why}; "
@@ -125,29 +119,20 @@ def empty_meta(ndim: int, dtype: np.dtype[Any]) -> Any:
     return cupy.empty((0,) * ndim, dtype=dtype)
 
 
-# CuPy's count of CUDA devices, once it has seen one: kept, so a call on a
-# working GPU pays one global read. That is safe: CUDA counts a process's
-# devices once, when it initialises, so the count stays true (a GPU lost
-# later fails in CuPy's own calls, which no message of ours would explain
-# better). No device is asked again each time: only the calls that fail pay.
+# CuPy's count of CUDA devices, once it has seen one, so a call on a working
+# GPU pays one global read: CUDA counts a process's devices once, when it
+# initialises (a GPU lost later fails in CuPy's own calls, which no message
+# of ours would explain better). Only the calls that fail ask again.
 _count = 0
 
 
 def check_usable(device: Any = None) -> None:
-    """Refuse a call where CuPy has no usable CUDA device (no device, no
-    driver or one too old for CuPy's runtime), or not ``device`` (an id, or
-    an object with ``.id``; None: the current device), before anything is
-    allocated.
-
-    Raises
-    ------
-    ValueError
-        No usable CUDA device on this machine: the message the command line
-        prints too (`no_usable_device`), where CuPy's own is a
-        ``CUDARuntimeError`` about the driver at the first allocation; or a
-        device id this machine does not have, which CuPy reports as an
-        invalid device ordinal at the first allocation.
-    """
+    """Refuse (ValueError) a call where CuPy has no usable CUDA device (no
+    device, no driver or one too old for CuPy's runtime), or not ``device``
+    (an id, or an object with ``.id``; None: the current one), before
+    anything is allocated: CuPy's own errors come at the first allocation,
+    a ``CUDARuntimeError`` about the driver or an invalid device ordinal.
+    The first message is the command line's too (`no_usable_device`)."""
     global _count
     if not _count:
         import cupy
@@ -208,10 +193,9 @@ def eye(build: Build) -> Any:
 
 
 def vector_from() -> int:
-    """The smallest output, in bytes, that `eye` sends to the vector path
-    (`plan`'s ``vector_from``): `VECTOR_FROM_BYTES`, or none under ROCm,
-    whose 64-lane wavefronts the vector kernel's warp exchange (CUDA's 32
-    lanes) does not fit."""
+    """`plan`'s ``vector_from`` for `eye`: `VECTOR_FROM_BYTES`, or none under
+    ROCm, whose 64-lane wavefronts the vector kernel's warp exchange (for
+    CUDA's 32 lanes) does not fit."""
     return sys.maxsize if _rocm() else VECTOR_FROM_BYTES
 
 

@@ -14,12 +14,12 @@ __all__ = [
     "OP_VECTOR",
     "OP_VECTOR_PER_MATRIX",
     "OP_VECTOR_PER_SMALL_MATRIX",
+    "SUFFIX",
     "VECTOR_BYTES",
     "VECTOR_OPS",
     "VECTOR_PARAMS",
     "diag_extent",
     "divider",
-    "kernel_name",
     "scalar_params",
     "vector_kind",
     "vector_scalars",
@@ -36,11 +36,9 @@ OP_PER_MATRIX = (
 # The vector path: one chunk of CHUNK_BYTES per thread, written as aligned
 # stores of VECTOR_BYTES. Three kernels (`vector_kind`): scalar k; per-matrix
 # k over matrices of at least one chunk (a chunk meets at most two of them);
-# per-matrix k over smaller matrices (a chunk can span many, and reads the k
-# of each). VECTOR_PARAMS lists each one's scalar parameters in order (the
-# per-matrix ones then take ``kk``); every one is U, the unsigned index type
-# (unsigned int below 2**31 elements, else unsigned long long), but those of
-# FIXED_PARAMS.
+# per-matrix k over smaller ones (a chunk can span many, and reads the k of
+# each). Their scalar parameters in order are U, the unsigned index type,
+# but those of FIXED_PARAMS; the per-matrix kernels then take ``kk``.
 CHUNK_BYTES = 64
 VECTOR_BYTES = 16
 _GRID = ("n", "head", "mat_size", "mat_magic", "mat_shift", "step")
@@ -54,14 +52,14 @@ VECTOR_PARAMS = {
 FIXED_PARAMS = {"comb": "uint64", "rep_lo": "uint64", "rep_hi": "uint64"}
 # Each kind's kernel is eyelike_eye_vector<suffix>, and calls the header's
 # eyelike_vector<suffix>; the element path's is eyelike_eye<suffix>.
-_SUFFIX = {"scalar": "", "per_matrix": "_batched_k", "small": "_batched_k_small"}
+SUFFIX = {"scalar": "", "per_matrix": "_batched_k", "small": "_batched_k_small"}
 
 
 def _vector_op(kind: str) -> str:
     """A vector kernel's operation: its device function, given the output,
-    the chunk and the parameters in order (and the per-matrix ``kk``)."""
+    the chunk, the parameters in order and (per-matrix k) ``kk``."""
     args = [*VECTOR_PARAMS[kind], *([] if kind == "scalar" else ["&kk[0]"])]
-    return f"eyelike_vector{_SUFFIX[kind]}<T, U>(&out[0], (U)i, {', '.join(args)});"
+    return f"eyelike_vector{SUFFIX[kind]}<T, U>(&out[0], (U)i, {', '.join(args)});"
 
 
 VECTOR_OPS = {kind: _vector_op(kind) for kind in VECTOR_PARAMS}
@@ -71,25 +69,18 @@ OP_VECTOR_PER_SMALL_MATRIX = VECTOR_OPS["small"]
 
 
 def vector_kind(per_matrix: bool, small: bool) -> str:
-    """The vector kernel's kind, the key of `VECTOR_PARAMS`: ``"scalar"``,
-    ``"per_matrix"`` or ``"small"`` (per-matrix k, matrices under a chunk)."""
+    """The key of `VECTOR_PARAMS` (``"small"``: per-matrix k over matrices
+    under one chunk)."""
     if not per_matrix:
         return "scalar"
     return "small" if small else "per_matrix"
 
 
-def kernel_name(per_matrix: bool, vector: bool, small: bool) -> str:
-    """The name of the kernel for one k mode and path."""
-    suffix = _SUFFIX[vector_kind(per_matrix, small)]
-    return f"eyelike_eye_vector{suffix}" if vector else f"eyelike_eye{suffix}"
-
-
 def scalar_params(
     per_matrix: bool, wide: bool, vector: bool, small: bool
 ) -> tuple[tuple[str, str], ...]:
-    """A kernel's scalar parameters in order, as ``(name, NumPy type)``: the
-    declaration of `kernels.kernel` and the arguments of `planning.arguments`
-    from one table."""
+    """A kernel's scalar parameters in order, as ``(name, NumPy type)``: what
+    `kernels.kernel` declares and `planning.arguments` converts to."""
     index = "int64" if wide else "int32"
     if not vector:
         return (("n_cols", index), ("mat_size", index)) + (
@@ -100,14 +91,10 @@ def scalar_params(
 
 
 def divider(d: int, bits: int) -> tuple[int, int]:
-    """``(magic, shift)`` for dividing by ``1 <= d < 2**bits`` with a
-    multiply-high and a shift: ``eyelike_divide`` computes ``n // d`` as
-    ``(mulhi(n, magic) + n) >> shift``, exactly for ``n < 2**(bits - 1)``.
-
-    PyTorch's ``IntDivider`` (``aten/src/ATen/cuda/detail/IntegerDivider.cuh``)
-    at either width: shift = ceil(log2 d), magic = 2**bits * (2**shift - d)
-    // d + 1, which fits in ``bits`` bits because 2**shift < 2 d.
-    """
+    """``(magic, shift)`` for ``eyelike_divide``: ``n // d`` as ``(mulhi(n,
+    magic) + n) >> shift``, exact for ``n < 2**(bits - 1)``. PyTorch's
+    ``IntDivider`` (``aten/src/ATen/cuda/detail/IntegerDivider.cuh``) at
+    either width; magic fits in ``bits`` bits because 2**shift < 2 d."""
     if not 1 <= d < 2**bits:
         msg = f"divisor {d} out of range for {bits}-bit division"
         raise ValueError(msg)
@@ -160,32 +147,18 @@ def vector_scalars(
     head: int,
     small: bool = False,
 ) -> tuple[tuple[str, int], ...]:
-    """The vector kernel's scalar arguments for one launch over ``n_mats``
-    R x C matrices, ``(name, value)`` in the order of `VECTOR_PARAMS`.
-
-    ``k`` is the clamped scalar offset, or None for per-matrix offsets (read
-    from ``kk``); ``bits`` the index width (64 for matrices of 2**31+
-    elements); ``head`` the elements between the 16-byte boundary at or
-    before the output's first element and that element; ``small`` the
-    kernel for per-matrix k over matrices under one chunk, whose parameters
-    are a subset of the other per-matrix kernel's, with the same values.
-    """
+    """The vector kernel's scalars, ``(name, value)`` in the order of
+    `VECTOR_PARAMS`, for a launch over ``n_mats`` R x C matrices with
+    clamped offset ``k`` (None: per matrix, in ``kk``), index width
+    ``bits``, ``head`` elements between the 16-byte boundary at or before
+    the first element and that element, and (``small``) the kernel for
+    per-matrix k over matrices under one chunk."""
     mat_size = n_rows * n_cols
     step = n_cols + 1
-    mat_magic, mat_shift = divider(mat_size, bits)
-    step_magic, step_shift = divider(step, bits)
-    values = {
-        "n": n_mats * mat_size,
-        "head": head,
-        "mat_size": mat_size,
-        "mat_magic": mat_magic,
-        "mat_shift": mat_shift,
-        "step": step,
-        "step_magic": step_magic,
-        "step_shift": step_shift,
-        "comb": _comb(step),
-        "n_rows": n_rows,
-    }
+    values = {"n": n_mats * mat_size, "head": head, "mat_size": mat_size}
+    values["mat_magic"], values["mat_shift"] = divider(mat_size, bits)
+    values["step_magic"], values["step_shift"] = divider(step, bits)
+    values |= {"step": step, "comb": _comb(step), "n_rows": n_rows}
     if k is not None:
         values["lo"], values["end"] = diag_extent(n_rows, n_cols, k)
         values["rep_lo"], values["rep_hi"] = _repeat(n_rows, n_cols, k)

@@ -1,16 +1,11 @@
 """The CuPy backend's ElementwiseKernels, whose CUDA source is
 ``kernels/eye.cuh`` (`kernel_path`): `kernel` builds one (cached), `fill`
-runs `plan`'s launches with them.
+runs `plan`'s launches with them (CuPy is imported inside the functions).
 
-Two kernel families. The vector path (``eyelike_eye_vector*``) serves
-C-contiguous outputs of 256 KiB or more (`planning.VECTOR_FROM_BYTES`), for
-either k mode and any matrix size: each thread finds the ones of one
+The vector path (``eyelike_eye_vector*``): each thread finds the ones of one
 64-byte chunk from launch constants, and each warp stores its 32 chunks as
 runs of aligned 16-byte pieces, 512 contiguous bytes a store instruction.
-The element path (``eyelike_eye*``) serves strided and transposed outputs,
-and smaller ones (its launch costs the host less), one thread per element.
-
-CuPy is imported inside the functions only.
+The element path (``eyelike_eye*``): one thread per element, any layout.
 """
 
 from __future__ import annotations
@@ -25,8 +20,8 @@ import numpy as np
 from .constants import (
     OP_PER_MATRIX,
     OP_SCALAR,
+    SUFFIX,
     VECTOR_OPS,
-    kernel_name,
     scalar_params,
     vector_kind,
 )
@@ -36,11 +31,8 @@ __all__ = ["fill", "kernel", "kernel_path"]
 
 
 def kernel_path() -> Path:
-    """Where ``eye.cuh`` is: inside the installed wheel, or the source tree.
-
-    A wheel carries it as ``eyelike/kernels/eye.cuh``; an editable install or
-    a checkout reads the top-level ``kernels/`` folder of the repository.
-    """
+    """Where ``eye.cuh`` is: ``eyelike/kernels/`` in an installed wheel, the
+    repository's top-level ``kernels/`` in a checkout or editable install."""
     packaged = importlib.resources.files("eyelike") / "kernels" / "eye.cuh"
     if packaged.is_file():
         return Path(str(packaged))
@@ -51,24 +43,19 @@ def kernel_path() -> Path:
     raise FileNotFoundError(msg)
 
 
-@functools.lru_cache(maxsize=1)
-def _source() -> str:
-    return kernel_path().read_text(encoding="utf-8")
-
-
 @functools.lru_cache(maxsize=16)
 def kernel(per_matrix: bool, wide: bool, vector: bool, small: bool = False) -> Any:
-    """The kernel for one k mode, index width and path (and, for per-matrix
-    k on the vector path, matrix size class: ``small`` for matrices under
-    one chunk); CuPy compiles it lazily, once per output dtype and device,
-    and caches the binary."""
+    """The kernel for one k mode, index width and path (``small``: per-matrix
+    k over matrices under one chunk); CuPy compiles it lazily, once per
+    output dtype and device, and caches the binary."""
     import cupy
 
     ctype = "long long" if wide else "int"
-    # The source goes in as the preamble, not an #include, so its text is
-    # part of CuPy's cache key: an edited header can never serve a stale
-    # binary.
-    preamble = f"{_source()}\ntypedef {ctype} I;\ntypedef unsigned {ctype} U;\n"
+    kind = vector_kind(per_matrix, small)
+    # The source is the preamble, not an #include, so its text is part of
+    # CuPy's cache key: an edited header never serves a stale binary.
+    source = kernel_path().read_text(encoding="utf-8")
+    preamble = f"{source}\ntypedef {ctype} I;\ntypedef unsigned {ctype} U;\n"
     params = [
         f"{t} {name}" for name, t in scalar_params(per_matrix, wide, vector, small)
     ]
@@ -77,14 +64,16 @@ def kernel(per_matrix: bool, wide: bool, vector: bool, small: bool = False) -> A
     if vector:
         # A raw output and an explicit size=: a thread is a chunk, not an
         # element (CuPy's pattern for such kernels).
-        operation = VECTOR_OPS[vector_kind(per_matrix, small)]
+        operation = VECTOR_OPS[kind]
+        name = f"eyelike_eye_vector{SUFFIX[kind]}"
     else:
         operation = OP_PER_MATRIX if per_matrix else OP_SCALAR
+        name = f"eyelike_eye{SUFFIX[kind]}"
     return cupy.ElementwiseKernel(
         ", ".join(params),
         "raw T out" if vector else "T out",
         operation,
-        kernel_name(per_matrix, vector, small),
+        name,
         preamble=preamble,
     )
 

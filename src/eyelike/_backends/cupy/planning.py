@@ -1,8 +1,5 @@
-"""Host-side planning of the CuPy kernels' launches: `plan` refuses an
-output no kernel can store to, picks the path and kernel, and splits large
-outputs into 32-bit launches; `arguments` gives a launch's scalars their
-types. Pure Python and NumPy: testable, and tested, without CuPy.
-"""
+"""Host-side planning of the CuPy kernels' launches (`plan`) and their
+typed scalars (`arguments`). Pure Python and NumPy: tested without CuPy."""
 
 from __future__ import annotations
 
@@ -41,33 +38,26 @@ __all__ = [
 ]
 
 
-def check_alignment(
-    address: int, itemsize: int, strides: tuple[int, ...] = (), name: str = "out"
-) -> None:
-    """Refuse (ValueError) an output some element of which is not aligned
-    for its type: the first element's address, or a stride in bytes (of the
-    dimensions longer than one), that is not a multiple of ``itemsize``.
-
-    Both kernel families store whole elements of ``T``, and CuPy's device
-    type for every dtype is aligned to its item size (its ``complex<T>`` is
-    ``__align__(2 * sizeof(T))``). A misaligned store is a device fault,
-    which leaves the process's CUDA context unusable; CuPy's own kernels
-    (``fill``, ``copyto``) make no such check, so this one refuses such an
-    array before launch rather than reroute it.
-    """
+def check_alignment(address: int, itemsize: int, strides: tuple[int, ...] = ()) -> None:
+    """Refuse (ValueError) an output whose first element's ``address``, or
+    a stride in bytes of a dimension longer than one, is not a multiple of
+    ``itemsize``. Both kernel families store whole elements of ``T``, which
+    CuPy aligns to its item size (``complex<T>`` is ``__align__(2 *
+    sizeof(T))``); a misaligned store is a device fault that leaves the
+    process's CUDA context unusable, and CuPy's own kernels (``fill``,
+    ``copyto``) do not check."""
     if address % itemsize:
         aligned = address & -address  # the largest power of two dividing it
         msg = (
-            f"{name} starts at address {address:#x}, aligned to {aligned} "
+            f"out starts at address {address:#x}, aligned to {aligned} "
             f"byte{'s' if aligned > 1 else ''}; its {itemsize}-byte elements need "
             f"{itemsize}-byte alignment on the device (a view into a buffer at an "
             "odd offset?): pass an aligned array, such as a fresh cupy.empty"
         )
         raise ValueError(msg)
-    bad = [s for s in strides if s % itemsize]
-    if bad:
+    if any(s % itemsize for s in strides):
         msg = (
-            f"{name} has strides {strides} bytes, not all multiples of its "
+            f"out has strides {strides} bytes, not all multiples of its "
             f"{itemsize}-byte elements, which need {itemsize}-byte alignment on "
             "the device: pass an aligned array, such as a fresh cupy.empty"
         )
@@ -76,12 +66,11 @@ def check_alignment(
 
 @dataclasses.dataclass(frozen=True)
 class Launch:
-    """One kernel launch: the kernel (k mode, 64-bit index, vector path,
-    and `small`: the vector kernel for per-matrix k over matrices under one
-    chunk), its scalar arguments as ``(name, value)`` in parameter order,
-    the vector path's thread count (CuPy's ``size=``; 0 for the element
-    path), and the matrices of the flattened batch it fills,
-    ``start:stop``."""
+    """One kernel launch: the kernel (k mode, 64-bit index, path, and the
+    vector kernel for per-matrix k over matrices under one chunk), its
+    scalars as ``(name, value)`` in parameter order, the vector path's
+    thread count (CuPy's ``size=``; 0: element path), and the matrices of
+    the flattened batch it fills, ``start:stop``."""
 
     per_matrix: bool
     wide: bool
@@ -94,16 +83,15 @@ class Launch:
 
     @property
     def kind(self) -> str:
-        """The vector kernel's kind (`vector_kind`); meaningless for the
-        element path."""
+        """The vector kernel's kind (`vector_kind`)."""
         return vector_kind(self.per_matrix, self.small)
 
 
 def offsets_dtype(n_rows: int, n_cols: int) -> type[np.signedinteger[Any]]:
-    """The type the kernels read per-matrix offsets in, for (R, C) matrices:
-    int32 (every k, clamped into [-R, C], fits) unless a matrix has 2**31
-    elements or more and takes the 64-bit vector kernel. (An element-path
-    launch of 2**31 or more elements in all reads int64: `fill` converts.)"""
+    """The type the kernels read per-matrix offsets in: int32 (every k,
+    clamped into [-R, C], fits) but for matrices of 2**31+ elements, which
+    take the 64-bit vector kernel. (An element-path launch of 2**31+
+    elements reads int64: `fill` converts.)"""
     return np.int64 if n_rows * n_cols >= _INT32_LIMIT else np.int32
 
 
@@ -116,19 +104,14 @@ def plan(
     address: int,
     vector_from: int = VECTOR_FROM_BYTES,
 ) -> tuple[Launch, ...]:
-    """The launches, in order, that fill a non-empty output of ``shape``
-    ``(..., R, C)`` at ``address``, each matrix once.
-
-    ``k`` is the clamped scalar offset, or None for per-matrix offsets;
-    ``contiguous`` whether the output is C-contiguous. An output under
-    ``vector_from`` bytes (0: none, as the vector kernel's tests ask) takes
-    the element path, one launch, as does every output the vector path
-    cannot store to. The vector path's index arithmetic is 32-bit, so an
-    output of 2**31 or more elements whose matrices are smaller takes one
-    launch per slice of whole matrices under 2**31 elements; only matrices
-    of 2**31 or more elements take the 64-bit vector kernel. An address
-    that is not a multiple of ``itemsize`` is refused (`check_alignment`).
-    """
+    """The launches, in order, that fill each matrix of a non-empty output
+    of ``shape`` at ``address`` once, for the clamped scalar offset ``k``
+    (None: per matrix). An output under ``vector_from`` bytes (0: none, for
+    the vector kernel's tests), or one the vector path cannot store to,
+    takes the element path, one launch. The vector path's index arithmetic
+    is 32-bit: an output of 2**31+ elements takes a launch per slice of
+    whole matrices under 2**31 elements, and only matrices of 2**31+
+    elements take the 64-bit vector kernel."""
     check_alignment(address, itemsize)
     return _plan(
         tuple(shape), k, itemsize, contiguous, address % VECTOR_BYTES, vector_from
@@ -164,12 +147,11 @@ def _plan(
         if k is not None:
             scalars += (("k", k),)
         return (Launch(per_matrix, size >= _INT32_LIMIT, False, scalars, 0, 0, n_mats),)
-    # Per-matrix k over matrices under one chunk (hence never wide): a chunk
-    # can span N // (R*C) + 2 of them (N elements a chunk), each with its
-    # own k, which a kernel of its own reads in a loop; over larger ones a
-    # chunk meets at most two, with no loop. Two kernels, not a branch: each
-    # keeps its instruction count and registers. Scalar k needs neither (one
-    # k, and a repeating pattern for small matrices).
+    # Per-matrix k over matrices under one chunk (so never wide): a chunk can
+    # span N // (R*C) + 2 of them (N elements a chunk), whose k a kernel of
+    # its own reads in a loop; over larger ones a chunk meets at most two.
+    # Two kernels, not a branch: each keeps its instruction count and
+    # registers. Scalar k needs neither (one k; small matrices repeat).
     small = per_matrix and mat_size * itemsize < CHUNK_BYTES
     wide = mat_size >= _INT32_LIMIT
     per_launch = n_mats if wide else (_INT32_LIMIT - 1) // mat_size
