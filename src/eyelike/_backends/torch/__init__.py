@@ -1,6 +1,5 @@
-"""The PyTorch backend: torch's rules (what only eager calls ask: in
-``facts``), its short path (`TorchBackend.short_eye`), and its builds, by
-torch's own idioms (in ``build``; tensor subclasses: ``subclass``).
+"""The PyTorch backend: torch's rules, its short path (`TorchBackend.short_eye`)
+and its builds (``build``; tensor subclasses: ``subclass``).
 
 torch.compile traces this code into the caller's graph, and checks every
 compiled call against guards on whatever the tracing read. Four rules keep
@@ -8,22 +7,24 @@ those guards few and never failing (the registry, which finds this backend,
 keeps them too):
 
 1. Nothing is made or filled on the first compiled call (it would fail the
-   guards of the second, which compiles again): this backend has no state
-   and exists from import, and torch itself is read from ``sys.modules``.
+   guards of the second): this backend has no state and exists from
+   import, and torch itself is read from ``sys.modules``.
 2. No table that grows (a dict, a cache) is read on a tensor's path: each
    lookup is a guard, which the next entry fails. Tensors, the namespace
-   and dtypes are known from names and the dtype's own properties; what is
-   read is fixed at import (a backend's ``takes``, a frozenset).
+   and dtypes are known from names and the dtype's own properties.
 3. A value is read through as few attributes as can be: each link of a
-   chain (a module's constant, a property) is one more guard.
+   chain (a module's constant, a property, a function called) is one more
+   guard.
 4. No size and no ``k`` is compared, nor given to a call that compares it
-   (``diagonal(k)``): where they are known only when the program runs
-   (dynamic and automatic dynamic compiles), tracing shows them as ints,
-   and each comparison is a guard the next value fails, one compile each.
-   The short path runs the gate's form that compares neither
-   (``admit_traced``), and every build while compiling is the mask. (One
-   exception: an ``out`` that is not contiguous has its strides compared
-   with its sizes, to tell whether they nest.)
+   (``diagonal(k)``): where they are known only when the program runs,
+   tracing shows them as ints, and each comparison is a guard the next
+   value fails, one compile each. The short path runs the gate's form that
+   compares neither (``admit_traced``), and every build while compiling is
+   the mask. (One exception: an ``out`` that is not contiguous has its
+   strides compared with its sizes, to tell whether they nest.)
+
+What only an eager call asks (a device's availability, an ``out``'s
+inference mode, the dtype table) is read off that common path.
 """
 
 from __future__ import annotations
@@ -33,28 +34,19 @@ from typing import Any
 
 import numpy as np
 
+from ..._validate import dtypes as _dtypes
 from ..._validate import size as _size
 from ..._validate.dtypes import DTypeError
-from ..._validate.gate import admit, admit_traced
-from ..._validate.text import show
+from ..._validate.gate import admit, admit_offsets, admit_traced
+from ..._validate.text import no_usable_device, show
 from .._base import Backend, Build, Shape
 from .build import (
     general,
     mask,
     plain_dtype,
-    refuse_meta_k,
     scalar_k,
-    short_per_matrix_eye,
+    values_per_matrix,
     wide_unsigned,
-)
-from .facts import (
-    TORCH_REFUSALS,
-    check_device,
-    dtype_table,
-    is_tensor_type,
-    refuse_eager_out,
-    storage_span,
-    to_host,
 )
 from .subclass import build as _subclass_build
 from .subclass import builds_plain, held_bytes
@@ -62,6 +54,73 @@ from .subclass import builds_plain, held_bytes
 __all__ = ["TORCH", "TorchBackend", "is_tensor_type"]
 
 _NDARRAY = np.ndarray
+# How torch refuses a device, or a dtype on it, when making a tensor: its
+# C++ errors (NotImplementedError among them: no kernel for that device),
+# a build without that device type (AssertionError: "Torch not compiled
+# with CUDA enabled"), a dtype the device lacks (TypeError: MPS's float64),
+# a device type whose module this build lacks (ImportError: "hpu").
+_REFUSALS = (RuntimeError, AssertionError, TypeError, ImportError)
+
+
+def is_tensor_type(array_type: type) -> bool:
+    """Whether ``array_type`` is ``torch.Tensor`` or a subclass (nn.Parameter
+    ...), by name (guard rule 2): torch need not be imported to ask."""
+    if array_type.__name__ == "Tensor" and array_type.__module__ == "torch":
+        return True  # torch.Tensor itself: no loop to trace
+    for c in array_type.__mro__[1:]:
+        if c.__name__ == "Tensor" and c.__module__ == "torch":
+            return True
+    return False
+
+
+def read_device(torch: Any, device: Any) -> Any:
+    """`TorchBackend.device`, for the short path too: a CPU or meta device,
+    or one of a type this build has, with a driver and a device here (a
+    CUDA index within the devices this machine has)."""
+    try:
+        dev = torch.device(device)
+    except (RuntimeError, TypeError, ValueError):
+        msg = f"device {show(device)} is not a torch device"
+        raise ValueError(msg) from None
+    kind = dev.type
+    if kind in ("cpu", "meta"):
+        return dev
+    module = getattr(torch.backends if kind == "mps" else torch, kind, None)
+    available = getattr(module, "is_available", None)
+    if not (callable(available) and available()):
+        raise ValueError(no_usable_device("torch", kind.upper(), device))
+    if kind == "cuda" and dev.index is not None:
+        # (torch says "invalid device ordinal" only once allocating.)
+        count = torch.cuda.device_count()
+        if dev.index >= count:
+            msg = (
+                f"device {show(device)}: this machine has {count} CUDA "
+                f"device{'s' if count > 1 else ''} (cuda:0 to cuda:{count - 1})"
+            )
+            raise ValueError(msg)
+    return dev
+
+
+def _short_per_matrix(torch: Any, shape: Shape, k: Any, dtype: Any, device: Any) -> Any:
+    """`TorchBackend.short_eye`'s one offset per matrix (its rules: a plain
+    CPU tensor of a signed integer type, whose shape the gate admits, for a
+    CPU result), eagerly; else None."""
+    if (
+        type(k) is not torch.Tensor  # (no subclass: a fake, a DTensor)
+        or k.dtype not in (torch.int64, torch.int32, torch.int16, torch.int8)
+        or not k.is_cpu  # (a meta k, or one the result's device must take)
+        or k.is_nested
+        or k.layout != torch.strided
+        or not admit_offsets(shape, k.shape)
+    ):
+        return None
+    if dtype is None:  # (never cached: torch.set_default_dtype changes it)
+        dtype = torch.get_default_dtype()
+    try:
+        made = values_per_matrix(torch, shape, k, dtype, device, None)
+    except _REFUSALS:
+        return None
+    return made if made.is_cpu else None
 
 
 class TorchBackend(Backend):
@@ -73,23 +132,22 @@ class TorchBackend(Backend):
     _host_memory = None  # CPU tensors are; CUDA, MPS and meta ones are not
 
     def __init__(self) -> None:
-        # No state at all, made when eyelike is imported (guard rule 1).
-        # torch is read from sys.modules (~0.1 us; an import statement costs
-        # twice that, and torch.compile refuses importlib): a tensor or torch
-        # namespace in hand, or torch.compile running, means it is there.
+        # No state (guard rule 1): `_xp` and `_torch` are read when asked.
         pass
 
     @property
     def _xp(self) -> Any:
         # An import statement: this wrapper may first be imported while
         # torch.compile traces, where a sys.modules miss would be a guard
-        # that fails at once (rule 1). (Only the general path reads it.)
+        # that fails at once (rule 1).
         import array_api_compat.torch as compat
 
         return compat
 
     @property
     def _torch(self) -> Any:
+        # (From sys.modules: an import statement costs twice as much, and
+        # torch.compile refuses importlib.)
         found = sys.modules.get("torch")
         if found is not None:
             return found
@@ -98,15 +156,7 @@ class TorchBackend(Backend):
         return torch
 
     def device(self, device: Any) -> Any:
-        torch = self._torch
-        try:
-            dev = torch.device(device)
-        except (RuntimeError, TypeError, ValueError):
-            msg = f"device {show(device)} is not a torch device"
-            raise ValueError(msg) from None
-        if dev.type not in ("cpu", "meta"):
-            check_device(torch, dev, device)
-        return dev
+        return read_device(self._torch, device)
 
     def shape_of(self, x: Any, name: str) -> tuple[int, ...]:
         if x.is_nested:
@@ -115,20 +165,16 @@ class TorchBackend(Backend):
                 f"give each its own eye (or x.to_padded_tensor(0))"
             )
             raise ValueError(msg)
-        # Always known; under torch.compile(dynamic=True) its entries are
-        # symbolic ints, which stay symbolic here. A torch.Size is a tuple.
         return x.shape  # type: ignore[no-any-return]
 
     def device_of(self, x: Any) -> Any:
         return x.device
 
     def dtype(self, dtype: Any, device: Any) -> tuple[Any, int]:
-        # Not the table (guard rule 2): torch has all of these dtypes on
-        # these devices, which the dtype's own properties tell.
+        # Not the table (guard rule 2) where the dtype's properties tell.
         torch = self._torch
         if dtype is None:
-            # Read on every call, never cached: torch.set_default_dtype
-            # changes it at any time.
+            # Never cached: torch.set_default_dtype changes it at any time.
             dtype = torch.get_default_dtype()
         if (
             type(dtype) is torch.dtype
@@ -137,13 +183,18 @@ class TorchBackend(Backend):
         ):
             return dtype, dtype.itemsize
         if torch.compiler.is_compiling():
-            # Not the cache either, a table that grows (guard rule 2): the
-            # entry this call would add fails the next call's guard.
+            # Nor the cache, a table that grows (guard rule 2).
             return self._from_table(dtype, device)
         return super().dtype(dtype, device)
 
     def _dtype_table(self, device: Any) -> dict[str, Any]:
-        return dtype_table(self._torch)
+        # (Not array-api-compat's: too few, and cached up to its 1.11.)
+        torch, table = self._torch, {}
+        for name in _dtypes.STANDARD_NAMES + _dtypes.EXTRA_NAMES:
+            dt = getattr(torch, name, None)
+            if isinstance(dt, torch.dtype):
+                table[name] = dt
+        return table
 
     def _own_k(self, k: Any) -> Any:
         if (
@@ -157,10 +208,18 @@ class TorchBackend(Backend):
         return k
 
     def _clamp(self, k: Any, n_rows: int, n_cols: int, device: Any) -> Any:
-        # Moved as the base class's `_move_k` says, written here (one method,
-        # not two: each is one more guard of a compiled call).
+        # `_move_k`'s policy, written here (one method, not two: each is one
+        # more guard of a compiled call).
         torch = self._torch
-        refuse_meta_k(torch, k, device)
+        if k.is_meta:
+            where = torch.get_default_device() if device is None else device
+            if where.type != "meta":
+                msg = (
+                    f"k is a meta tensor, which holds no values, but the result "
+                    f"is made on {where}: give k on that device, or make the "
+                    f"result on the meta device"
+                )
+                raise ValueError(msg)
         if device is None and not torch.compiler.is_compiling():
             device = torch.get_default_device()  # (not readable there)
         if device is not None and k.device != device:
@@ -174,8 +233,7 @@ class TorchBackend(Backend):
         return wide.clamp(-n_rows, n_cols)
 
     def _same_device(self, have: Any, want: Any) -> bool:
-        # torch.device("cuda") means the current CUDA device: an out of that
-        # type is on it.
+        # torch.device("cuda") means the current CUDA device.
         return bool(have == want) or (want.index is None and have.type == want.type)
 
     def _on_host(self, device: Any) -> bool:
@@ -183,8 +241,7 @@ class TorchBackend(Backend):
 
     def _traced_only(self) -> bool:
         # torch.export, a FakeTensorMode, or a meta default device: tensors
-        # without storage. (torch.compile's program allocates when it runs,
-        # here: checked while tracing, as eagerly.)
+        # without storage. (torch.compile's program allocates when it runs.)
         torch = self._torch
         if torch.compiler.is_compiling():
             return bool(torch.compiler.is_exporting())
@@ -192,12 +249,22 @@ class TorchBackend(Backend):
         return type(probe) is not torch.Tensor or bool(probe.is_meta)
 
     def _held_bytes(self, of: Any, shape: tuple[int, ...], nbytes: int) -> int:
-        # A DTensor's rank holds its own shard.
-        plain = of is None or builds_plain(self._torch, type(of))
-        return nbytes if plain else held_bytes(of, shape, nbytes)
+        return held_bytes(of, shape, nbytes)
 
     def _check_empty(self, shape: tuple[int, ...], itemsize: int, device: Any) -> None:
-        _size.refuse_span(shape, storage_span(shape), "elements")
+        # The largest number torch computes making ``shape``: its element
+        # count multiplied left to right up to the first zero (in unsigned 64
+        # bits: past 2**64 - 1 it fails), or its first stride (an empty
+        # dimension counted as 1). (Loops: torch.compile traces this.)
+        count, stride = 1, 1
+        for d in shape:
+            if not d:
+                break
+            count *= d
+        for d in shape[1:]:
+            stride *= max(d, 1)
+        span = max(count if count >= 2**64 else 0, stride)
+        _size.refuse_span(shape, span, "elements")
 
     def _out_strides(self, out: Any) -> tuple[int, ...] | None:
         # What torch itself would refuse only once writing had begun. (An
@@ -217,16 +284,35 @@ class TorchBackend(Backend):
                 "torch.nn.init.eye_ fills a weight)"
             )
             raise ValueError(msg)
-        if not torch.compiler.is_dynamo_compiling():  # where neither can be asked
-            refuse_eager_out(torch, out)
-        # Contiguous, so no two elements alias: no strides to sort (which
-        # torch.compile cannot, when they are symbolic).
+        if not torch.compiler.is_dynamo_compiling():  # where these can be asked
+            if out.is_inference() and not torch.is_inference_mode_enabled():
+                msg = (
+                    "out is an inference tensor (made under torch.inference_mode): "
+                    "torch lets it be written only inside inference_mode"
+                )
+                raise ValueError(msg)
+            # A torch.func transform that differentiates (grad, jvp) refuses
+            # any write into an out made outside it (vmap writes an unbatched
+            # value there).
+            functorch = torch._C._functorch
+            if functorch.maybe_current_level() is not None and any(
+                str(interpreter.key()).rsplit(".", 1)[-1] in ("Grad", "Jvp")
+                and interpreter.level() > functorch.maybe_get_level(out)
+                for interpreter in functorch.get_interpreter_stack()
+            ):
+                msg = (
+                    "out was made outside the torch.func transform (grad, "
+                    "jvp...) this call runs in, which cannot write into it; "
+                    "make out inside the function, or take the result"
+                )
+                raise ValueError(msg)
+        # (Not sorted where contiguous: torch.compile cannot sort symbolic
+        # strides.)
         return None if out.is_contiguous() else tuple(out.stride())
 
     def _check_unnested(self, shape: tuple[int, ...], strides: tuple[int, ...]) -> None:
         # Such a layout is checked element by element, by NumPy, which Dynamo
-        # cannot trace: refused by name, not by its graph break (a raw error
-        # under fullgraph).
+        # cannot trace: refused by name, not by a graph break.
         if self._torch.compiler.is_dynamo_compiling():
             msg = (
                 f"out's layout (strides {strides} for shape {shape}) does not "
@@ -238,128 +324,94 @@ class TorchBackend(Backend):
             raise ValueError(msg)
 
     def to_numpy(self, x: Any) -> np.ndarray[Any, Any]:
-        return to_host(self._torch, x)
+        # (A DTensor's values gathered; bfloat16 and float8, which NumPy
+        # lacks, as float32.)
+        if hasattr(x, "full_tensor"):
+            x = x.full_tensor()
+        x = x.detach().cpu()
+        try:
+            return np.asarray(x.numpy())
+        except TypeError:
+            return np.asarray(x.to(self._torch.float32).numpy())
 
     def _short_shape(self, x: Any) -> Shape | None:
-        # (A nested tensor has no one shape; its other rules: `short_eye`.)
         return None if x.is_nested else x.shape
 
     def short_eye(
         self, shape: Shape, k: Any, dtype: Any, like: Any, device: Any, out: Any
     ) -> Any:
-        # torch.eye(3) costs about 1.2 us, and each check here 0.03-0.1 us:
-        # the calls clients make (kornia's ``eye(3, device=x.device,
-        # dtype=x.dtype)``, ``eye_like(x)``) are checked in this one
-        # function, each fact read once. An import statement, not
-        # `self._torch`: one guard, not ten (guard rule 3). (``out`` is
-        # always None here: `_short_out` is False.)
+        # The general path's builds, each fact read once: torch.eye(3) costs
+        # ~1 us, each check here 0.03-0.1 us. An import statement, not
+        # `self._torch`: one guard, not ten (guard rule 3). (``out`` is None:
+        # `_short_out` is False.)
         import torch
 
-        # The gate first: under torch.compile, where the sizes and k may be
-        # known only when the program runs (and look like ints to the
-        # tracing), its form that compares neither (a guard the next k or
-        # batch fails: one compile each); built below as the mask for the
-        # same reason (guard rule 4).
-        # A k that is not an int: one offset per matrix, built below; under
-        # torch.compile the general path's, which keeps its guards few.
         traced = torch.compiler.is_dynamo_compiling()
         per_matrix = type(k) is not int
         if per_matrix and traced:
-            return None
+            return None  # (the general path's guards are fewer)
         k = admit_traced(shape, k) if traced else admit(shape, k)
         if k is None:
             return None
-        # A plain dtype (`plain_dtype`, a float's case first: the clients').
-        # ``floating``: given, and floating (torch's default is too, but
-        # torch.eye parses no keyword faster).
-        floating = False
         if dtype is not None:
             if not traced and type(dtype) is str:
-                # A name, read once by the dtype rule (remembered per
-                # spelling: not under torch.compile, guard rule 2; nor is
-                # ``str`` read there, one guard more).
+                # Read by the dtype rule (remembered per spelling: not under
+                # torch.compile, guard rule 2).
                 try:
                     dtype = self.dtype(dtype, None)[0]
                 except DTypeError:
-                    return None  # the general path says why, in its order
-            if type(dtype) is not torch.dtype:
+                    return None
+            # (`plain_dtype`'s first case at once: the clients' float.)
+            if type(dtype) is not torch.dtype or not (
+                dtype.itemsize > 1
+                if dtype.is_floating_point
+                else plain_dtype(torch, dtype)
+            ):
                 return None
-            floating = dtype.is_floating_point
-            if not (dtype.itemsize > 1 if floating else plain_dtype(torch, dtype)):
-                return None
+        # ``checked``: the device holds tensors here. Any but a torch.device
+        # is read by the device rule; a torch.device eagerly is checked on
+        # what is made (``device.type`` costs 0.2 us), and while tracing
+        # (which makes a fake tensor on any device) by the device rule, but
+        # for the types it takes unasked (a function call is one more guard).
+        checked = device is None
         if like is not None:
-            # A plain tensor (a subclass's rules are the general path's), on
-            # a device that holds tensors here, and so takes one.
+            # A plain tensor (a subclass's rules are the general path's).
             if (
                 type(like) is not torch.Tensor and not builds_plain(torch, type(like))
             ) or not (like.is_cpu or like.is_cuda or like.is_meta):
                 return None
-            device = like.device
-        elif device is not None and type(device) is not torch.device:
-            if traced or type(device) is not str:
-                # An index; or a name while Dynamo traces, which would make
-                # a fake tensor of it unchecked: the general path reads it.
-                return None
+            device, checked = like.device, True
+        elif not checked and (
+            type(device) is not torch.device
+            or (traced and device.type != "cpu" and device.type != "meta")
+        ):
             try:
-                device = torch.device(device)  # checked on what is made
-            except RuntimeError:
-                return None  # not a device's name: the general path says so
-        if per_matrix:
-            return short_per_matrix_eye(torch, shape, k, dtype, device)
-        # scalar_k's first case, at once: the client's own call (one count,
-        # one fewer for torch to parse).
-        square = False
-        if traced:
-            # (No comparison: the mask below. Its views fail on a fake
-            # tensor of a device this build lacks, so that is asked first.)
-            if not (
-                like is not None
-                or device is None
-                or device.type == "cpu"
-                or device.type == "meta"
-                or (device.type == "cuda" and torch.cuda.is_available())
-            ):
+                device, checked = read_device(torch, device), True
+            except ValueError:
                 return None
-        elif k == 0 and floating and len(shape) == 2:
-            n_rows, n_cols = shape
-            square = n_rows == n_cols
-        # The device is checked on what was made: ``device.type`` costs
-        # 0.2 us (a new string each time), and a CPU device kept here to
-        # compare with would be state that torch.compile's guards read
-        # (guard rule 1). Where torch refuses a device or a dtype on it
-        # eagerly, the general path says why, in this package's words;
-        # torch.compile makes a fake tensor instead, whose device is asked
-        # about below, as the general path asks.
+        if per_matrix:
+            return _short_per_matrix(torch, shape, k, dtype, device)
         try:
             if traced:
-                made = mask(torch, shape, k, dtype, device, None)
-            elif square:
-                made = torch.eye(n_rows, dtype=dtype, device=device)
-            else:
-                made = scalar_k(torch, shape, k, dtype, device, None)
-        except TORCH_REFUSALS:
-            return None
-        if like is not None or device is None or made.is_cpu or made.is_meta:
+                return mask(torch, shape, k, dtype, device, None)
+            made = scalar_k(torch, shape, k, dtype, device, None)
+        except _REFUSALS:
+            return None  # the general path says why, in this package's words
+        if checked or made.is_cpu or made.is_meta:
             return made
-        # A plain tensor made eagerly on CUDA proves CUDA works; a fake one
-        # (torch.compile's, a FakeTensorMode's) proves nothing, and
-        # torch.cuda.is_available() costs ~1-4 us a call (it reads the
-        # environment each time).
-        if made.is_cuda and (
-            (not traced and type(made) is torch.Tensor) or torch.cuda.is_available()
-        ):
+        # A plain tensor made on CUDA proves CUDA works; a FakeTensorMode's
+        # proves nothing (and torch.cuda.is_available() costs ~1-4 us).
+        if made.is_cuda and (type(made) is torch.Tensor or torch.cuda.is_available()):
             return made
         return None
 
     def eye(self, build: Build) -> Any:
+        torch = self._torch
         of = build.like if build.out is None else build.out
-        if of is not None and not builds_plain(self._torch, type(of)):
-            return _subclass_build(self._torch, build, self._plain)
-        return self._plain(build)
-
-    def _plain(self, build: Build) -> Any:
+        if of is not None and not builds_plain(torch, type(of)):
+            return _subclass_build(torch, build)
         shape, k, dtype, device = build.shape, build.k, build.dtype, build.device
-        return general(self._torch, shape, k, dtype, device, build.out)
+        return general(torch, shape, k, dtype, device, build.out)
 
 
 TORCH = TorchBackend()

@@ -1,25 +1,20 @@
 """PyTorch's eye, built by torch's own idioms: for one offset, ``torch.eye``
 (or ``zeros`` and a diagonal fill) for one matrix, copied over a batch; for
 one offset per matrix, torch's own mask ``col - row == k``, or, for a
-larger output of wider matrices, one write a row at computed indices
-(`per_matrix`). And the dtype and device facts the backend
-(this package's ``__init__``) reads without a table (its guard rule 2)."""
+larger output of wider matrices, one write a row at computed indices. And
+the dtype facts the backend reads without a table (its guard rule 2)."""
 
 from __future__ import annotations
 
 import math
 from typing import Any
 
-from ..._validate.gate import admit_offsets
-from .facts import TORCH_REFUSALS
-
 __all__ = [
     "general",
     "mask",
     "plain_dtype",
-    "refuse_meta_k",
     "scalar_k",
-    "short_per_matrix_eye",
+    "values_per_matrix",
     "wide_unsigned",
 ]
 
@@ -30,11 +25,12 @@ _SMALL_MATRIX = 1 << 18
 # matrices) are written in place; smaller ones are two launches either way,
 # and ``device.type`` costs 0.2 us, a few percent of a small call.
 _CUDA_IN_PLACE = 1 << 16
-# Per-matrix offsets (`per_matrix`): outputs up to this many elements, and
-# matrices narrower than this many columns, are the mask; others are written
-# by index, at most this many rows at a time. Measured on 2 cores, float32,
-# against the mask, side by side: 64x32x32 0.95x, 4096x16x16 0.49x, 4096x64x64
-# 0.70x; 32x32x32 0.94x (the mask 0.96x); 4096x8x8 1.43x (the mask 0.97x).
+# Per-matrix offsets (`values_per_matrix`): outputs up to this many
+# elements, and matrices narrower than this many columns, are the mask;
+# others are written by index, at most this many rows at a time. Measured on
+# 2 cores, float32, against the mask, side by side: 64x32x32 0.95x,
+# 4096x16x16 0.49x, 4096x64x64 0.70x; 32x32x32 0.94x (the mask 0.96x);
+# 4096x8x8 1.43x (the mask 0.97x).
 _MASK_ELEMENTS = 1 << 15
 _PUT_COLUMNS = 16
 _PUT_ROWS = 1 << 20
@@ -55,11 +51,8 @@ def general(
     if not isinstance(k, int):
         return per_matrix(torch, shape, k, dtype, device, out)
     if torch.compiler.is_dynamo_compiling():
-        # Under torch.compile a size or k may be known only when the program
-        # runs, and looks like an int to the tracing: `scalar_k`'s
-        # comparisons and diagonal would be guards, failed by the next k
-        # (one compile each). The mask compares neither (and inductor fuses
-        # it into one kernel).
+        # A size or k may be known only when the program runs (guard rule 4):
+        # the mask compares neither (and inductor fuses it into one kernel).
         return mask(torch, shape, k, dtype, device, out)
     return scalar_k(torch, shape, k, dtype, device, out)
 
@@ -69,9 +62,10 @@ def scalar_k(
 ) -> Any:
     """One offset for every matrix (``dtype``, ``device`` None: torch's
     defaults)."""
-    # Indexed, not sliced: slicing a torch.Size costs ~0.2 us each time.
-    n_rows, n_cols = shape[-2], shape[-1]
+    # Indexed, not sliced: slicing a torch.Size costs ~0.2 us each time
+    # (and unpacking, the one matrix's case, a third of indexing).
     batch = len(shape) > 2
+    n_rows, n_cols = (shape[-2], shape[-1]) if batch else shape
     if batch and (
         n_rows * n_cols > _SMALL_MATRIX
         or (
@@ -91,20 +85,20 @@ def scalar_k(
         return out
     # One matrix, made by torch's own eye where it can (one kernel: the
     # cheapest call torch has), then copied over the batch: torch's own
-    # idiom, faster than zeros plus a strided diagonal fill.
-    if k == 0 and dtype is None and device is None:
-        # No keywords: torch parses each, at ~0.25 us, as much as the rest.
-        matrix = torch.eye(n_rows, n_cols)
-    elif k == 0 and (
-        dtype is None or dtype.is_floating_point or not wide_unsigned(dtype)
-    ):
-        # (One count where square: one fewer for torch to parse.)
-        matrix = (
-            torch.eye(n_rows, dtype=dtype, device=device)
-            if n_rows == n_cols
-            else torch.eye(n_rows, n_cols, dtype=dtype, device=device)
-        )
-    else:  # torch.eye has no offset, nor uint16-64 on the CPU
+    # idiom, faster than zeros plus a strided diagonal fill. Each keyword
+    # torch parses costs ~0.25 us, as much as the rest: none where it can.
+    matrix = None
+    if k == 0:
+        try:
+            if dtype is None and device is None:
+                matrix = torch.eye(n_rows, n_cols)
+            elif n_rows == n_cols:
+                matrix = torch.eye(n_rows, dtype=dtype, device=device)
+            else:
+                matrix = torch.eye(n_rows, n_cols, dtype=dtype, device=device)
+        except NotImplementedError:  # (uint16-64 on the CPU: asked after)
+            pass
+    if matrix is None:  # torch.eye has no offset
         matrix = torch.zeros((n_rows, n_cols), dtype=dtype, device=device)
         if -n_rows < k < n_cols:
             matrix.diagonal(k).fill_(1)
@@ -129,116 +123,78 @@ def per_matrix(
     torch: Any, shape: tuple[int, ...], k: Any, dtype: Any, device: Any, out: Any
 ) -> Any:
     """One offset per matrix (``k``: an integer tensor broadcastable to the
-    batch, of any signed type, or clamped into ``[-R, C]`` as int64).
+    batch, clamped into ``[-R, C]``): `values_per_matrix`, or the mask under
+    torch.compile (inductor fuses it into one kernel) and for a ``k`` whose
+    values cannot be read (a meta tensor, a FakeTensorMode's fakes,
+    ``torch.func`` transforms' wrappers)."""
+    k = torch.as_tensor(k, dtype=torch.int64, device=device)
+    if (
+        torch.compiler.is_compiling()
+        or type(k) is not torch.Tensor
+        or k.is_meta
+        or torch._C._functorch.is_functorch_wrapped_tensor(k)
+    ):
+        return mask(torch, shape, k, dtype, device, out)
+    return values_per_matrix(torch, shape, k, dtype, device, out)
 
-    Eagerly, matrices at least `_PUT_COLUMNS` wide in an output of more than
+
+def values_per_matrix(
+    torch: Any, shape: tuple[int, ...], k: Any, dtype: Any, device: Any, out: Any
+) -> Any:
+    """`per_matrix` eagerly, for a ``k`` of a signed integer type that holds
+    values, on the result's device (the short path's, not yet clamped).
+
+    Matrices at least `_PUT_COLUMNS` wide in an output of more than
     `_MASK_ELEMENTS`: zeros, then one write a row, at a flat index computed
     for every row at once (``put_``; a row without a one writes a zero
-    within itself), no data-dependent size. Elsewhere the mask
-    ``col - row == k[b]``, torch's own idiom: for a small output (fewer
-    calls), narrow matrices (less scratch per element), under
-    torch.compile (inductor fuses it into one kernel), and on tensors whose
-    elements cannot be written one by one (meta tensors, a FakeTensorMode's
-    fakes, ``torch.func`` transforms' wrappers, a strided ``out``).
+    within itself), no data-dependent size. Else the mask (less scratch per
+    element for narrow matrices, fewer calls for a small output): a fresh
+    one in the fewest calls (on a small output each costs about as much as
+    its work, ~2.5 us on 2 cores), up to `_MASK_ELEMENTS` the comparison
+    written straight into the result (``torch.eq(..., out=)``: 0.47x the
+    mask and its cast at 32x32x32 float32, side by side on 2 cores), larger
+    cast in a pass of its own (4096x64x64: 2.2x the other way).
     """
     n_rows, n_cols = shape[-2], shape[-1]
-    offsets = torch.as_tensor(k, dtype=torch.int64, device=device)
-    if torch.compiler.is_compiling() or not _has_values(torch, offsets):
-        return mask(torch, shape, offsets, dtype, device, out)
-    masked = _masked(shape)  # (read eagerly only: no guard on its constants)
-    if out is None and masked:
-        return _fresh_mask(torch, shape, offsets, dtype, device)
+    small = math.prod(shape) <= _MASK_ELEMENTS
+    if out is None and (small or n_cols < _PUT_COLUMNS):
+        rows = torch.arange(n_rows, device=device)
+        cols = rows if n_rows == n_cols else torch.arange(n_cols, device=device)
+        offsets = k.view(*k.shape, 1, 1)
+        if small:
+            if offsets.shape[:-2] != shape[:-2]:  # k broadcasts over the batch
+                offsets = offsets.expand(*shape[:-2], 1, 1)
+            made = torch.empty(shape, dtype=dtype, device=device)
+            return torch.eq(cols - rows.unsqueeze(1), offsets, out=made)
+        hit = (cols - rows.unsqueeze(1)) == offsets
+        if hit.shape != shape:  # k broadcasts over the batch
+            hit = hit.expand(*shape)
+        return hit.to(dtype, copy=True)
     if (
-        masked
+        small
+        or n_cols < _PUT_COLUMNS
         or wide_unsigned(dtype)  # (torch's CPU kernels have no put_ for them)
         or (out is not None and not out.is_contiguous())
     ):
-        return mask(torch, shape, offsets, dtype, device, out)
+        return mask(torch, shape, k, dtype, device, out)
     result = torch.zeros(shape, dtype=dtype, device=device) if out is None else out
     if out is not None:
         result.zero_()
-    batch = shape[:-2]
-    # Clamped: a column r + k within int64, and a row's one lands in it.
-    offsets = offsets.clamp(-n_rows, n_cols).expand(batch).reshape(-1, 1)
+    # Clamped in int64: a column r + k within int64, and a row's one lands
+    # in it.
+    k = k.to(torch.int64).clamp(-n_rows, n_cols).expand(shape[:-2]).reshape(-1, 1)
     flat, rows = result.view(-1), torch.arange(n_rows, device=device)
-    matrices = offsets.shape[0]
     # By blocks of matrices: the index scratch (about 40 bytes a row) stays
     # within about 40 MiB.
     per_block = max(1, _PUT_ROWS // n_rows)
-    for first in range(0, matrices, per_block):
-        cols = offsets[first : first + per_block] + rows  # (block, rows)
+    for first in range(0, k.shape[0], per_block):
+        cols = k[first : first + per_block] + rows  # (block, rows)
         inside = cols.clamp(0, n_cols - 1)
         where = torch.arange(
             first * n_rows, first * n_rows + cols.numel(), device=device
         ).view(cols.shape)
         flat.put_(where.mul_(n_cols).add_(inside), (inside == cols).to(dtype))
     return result
-
-
-def _masked(shape: tuple[int, ...]) -> bool:
-    """Whether `per_matrix` makes the mask eagerly: a small output, or
-    narrow matrices."""
-    return shape[-1] < _PUT_COLUMNS or math.prod(shape) <= _MASK_ELEMENTS
-
-
-def _fresh_mask(
-    torch: Any, shape: tuple[int, ...], k: Any, dtype: Any, device: Any
-) -> Any:
-    """`mask` into a fresh tensor, eagerly, in the fewest calls (on a small
-    output each costs about as much as its work, ~2.5 us on 2 cores), for a
-    ``k`` that holds values (`_has_values`).
-
-    Up to `_MASK_ELEMENTS` the comparison is written straight into the
-    result, in its dtype (``torch.eq(..., out=)``: one kernel, one write),
-    at 0.47x the mask and its cast at 32x32x32 float32 (measured side by
-    side on 2 cores); larger, torch casts faster in a pass of its own
-    (4096x64x64: 2.2x the other way)."""
-    n_rows, n_cols = shape[-2], shape[-1]
-    rows = torch.arange(n_rows, device=device)
-    cols = rows if n_rows == n_cols else torch.arange(n_cols, device=device)
-    offsets = k.view(*k.shape, 1, 1)
-    if math.prod(shape) <= _MASK_ELEMENTS:
-        if offsets.shape[:-2] != shape[:-2]:  # k broadcasts over the batch
-            offsets = offsets.expand(*shape[:-2], 1, 1)
-        made = torch.empty(shape, dtype=dtype, device=device)
-        return torch.eq(cols - rows.unsqueeze(1), offsets, out=made)
-    hit = (cols - rows.unsqueeze(1)) == offsets
-    if hit.shape != shape:  # k broadcasts over the batch
-        hit = hit.expand(*shape)
-    return hit.to(dtype, copy=True)
-
-
-def short_per_matrix_eye(
-    torch: Any, shape: tuple[int, ...], k: Any, dtype: Any, device: Any
-) -> Any:
-    """`TorchBackend.short_eye` with one offset per matrix (``dtype``, a
-    plain one, admitted there): a plain CPU tensor of a signed integer
-    type (torch's rules) whose shape the gate admits (`admit_offsets`),
-    for a CPU result; built by the general path's build (`per_matrix`, which
-    clamps ``k`` before indexing with it). Else None."""
-    if (
-        type(k) is not torch.Tensor  # (no subclass: a fake, a DTensor)
-        or k.dtype not in (torch.int64, torch.int32, torch.int16, torch.int8)
-        or not k.is_cpu  # (a meta k, or one the result's device must take)
-        or k.is_nested
-        or k.layout != torch.strided
-        or not admit_offsets(shape, k.shape)
-        or (device is not None and device.type != "cpu")
-    ):
-        return None
-    if dtype is None:  # read on every call: torch.set_default_dtype changes it
-        dtype = torch.get_default_dtype()
-    try:  # (on torch's default device, as the general path makes it)
-        # (The mask, at once where `per_matrix` would make it: out of place,
-        # so also within torch.func's transforms.)
-        made = (
-            _fresh_mask(torch, shape, k, dtype, device)
-            if _masked(shape)
-            else per_matrix(torch, shape, k, dtype, device, None)
-        )
-    except TORCH_REFUSALS:  # a default device that cannot take it
-        return None
-    return made if made.is_cpu else None
 
 
 def mask(
@@ -264,23 +220,10 @@ def mask(
     return hit.expand(*shape).to(dtype, copy=True)
 
 
-def _has_values(torch: Any, t: Any) -> bool:
-    """Whether ``t`` holds values a data-dependent size can be read from:
-    not a meta tensor, nor a subclass such as a FakeTensorMode's fakes, nor
-    a tensor wrapped by ``torch.func`` (vmap's batched tensors)."""
-    return (
-        type(t) is torch.Tensor
-        and not t.is_meta
-        and not torch._C._functorch.is_functorch_wrapped_tensor(t)
-    )
-
-
 def plain_dtype(torch: Any, dtype: Any) -> bool:
     """One of torch's numeric or bool dtypes that it has on CPU, CUDA and
-    meta devices alike, known from the dtype's own properties and identity
-    (constants under torch.compile: guard rule 2 of this package's ``__init__``). The
-    float8 types and any other are looked up in the namespace's table
-    instead."""
+    meta devices alike, known from the dtype's properties and identity (the
+    float8 types and any other: from the table)."""
     # Comparisons, not bool(): each builtin read is one more guard.
     plain: bool
     if dtype.is_floating_point:
@@ -303,28 +246,10 @@ def plain_dtype(torch: Any, dtype: Any) -> bool:
 
 
 def wide_unsigned(dtype: Any) -> bool:
-    """uint16, uint32 or uint64, which many of torch's CPU kernels lack.
-
-    Read from the dtype's own properties (guard rule 2 of this package's ``__init__``).
-    """
+    """uint16, uint32 or uint64, which many of torch's CPU kernels lack."""
     return bool(
         not dtype.is_floating_point  # the common case decides at once
         and not dtype.is_signed
         and not dtype.is_complex
         and dtype.itemsize > 1
     )
-
-
-def refuse_meta_k(torch: Any, k: Any, device: Any) -> None:
-    """Refuse a meta ``k`` for a result on another device (``device`` None:
-    torch's default): its values cannot be read there."""
-    if getattr(k, "is_meta", False) is not True:
-        return
-    where = torch.get_default_device() if device is None else device
-    if where.type != "meta":
-        msg = (
-            f"k is a meta tensor, which holds no values, but the result is "
-            f"made on {where}: give k on that device, or make the result on "
-            f"the meta device"
-        )
-        raise ValueError(msg)

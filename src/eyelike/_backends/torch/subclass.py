@@ -25,18 +25,15 @@ from __future__ import annotations
 
 import math
 import sys
-from collections.abc import Callable
 from typing import Any
 
 import numpy as np
 
 from ..._validate.offsets import shifted
 from .._base import Build
-from .facts import contiguous_strides
+from .build import general
 
 __all__ = ["build", "builds_plain", "held_bytes"]
-
-Plain = Callable[[Build], Any]
 
 
 def builds_plain(torch: Any, cls: type) -> bool:
@@ -55,28 +52,34 @@ def builds_plain(torch: Any, cls: type) -> bool:
     )
 
 
-def build(torch: Any, request: Build, plain: Plain) -> Any:
+def build(torch: Any, request: Build) -> Any:
     """``request`` for an ``out`` or ``like`` of a subclass that is not
-    built as a plain tensor; ``plain`` builds for plain tensors."""
-    target = request.out if request.out is not None else request.like
-    # (A DTensor in hand means its module is imported: nothing to import.)
+    built as a plain tensor."""
+    if _distributed(request.like if request.out is None else request.out):
+        return dtensor(torch, request)
+    return other(torch, request)
+
+
+def _distributed(x: Any) -> Any:
+    """``torch.distributed.tensor`` where ``x`` is a DTensor, else None (a
+    DTensor in hand means its module is imported: nothing to import)."""
     distributed = sys.modules.get("torch.distributed.tensor")
-    if distributed is not None and isinstance(target, distributed.DTensor):
-        return dtensor(torch, request, plain)
-    return other(torch, request, plain)
+    if distributed is None or not isinstance(x, distributed.DTensor):
+        return None
+    return distributed
 
 
 def held_bytes(of: Any, shape: tuple[int, ...], nbytes: int) -> int:
-    """The bytes of an output of ``shape`` (``nbytes`` in all) that this
-    rank holds, where ``of`` is a DTensor: its shard's."""
-    distributed = sys.modules.get("torch.distributed.tensor")
-    if distributed is None or not isinstance(of, distributed.DTensor):
+    """The bytes of an output of ``shape`` (``nbytes`` in all) like ``of``
+    that this rank holds: a DTensor's shard's, or all of them."""
+    distributed = _distributed(of)
+    if distributed is None:
         return nbytes
     local, _ = _shard(shape, of.device_mesh, tuple(of.placements), distributed.Shard)
     return nbytes * math.prod(local) // math.prod(shape)
 
 
-def dtensor(torch: Any, request: Build, plain: Plain) -> Any:
+def dtensor(torch: Any, request: Build) -> Any:
     """A DTensor like ``request.like`` (or ``request.out``, filled), each
     rank building its own shard."""
     from torch.distributed.tensor import DTensor, Replicate, Shard
@@ -102,17 +105,28 @@ def dtensor(torch: Any, request: Build, plain: Plain) -> Any:
         # (Without grad: an out that requires grad was refused unless grad
         # is off, and its local shard is then the tensor itself, no view.)
         with torch.no_grad():
-            plain(request._replace(shape=shape, k=k, out=out.to_local(), like=None))
+            general(torch, shape, k, request.dtype, request.device, out.to_local())
         return out
-    local = plain(request._replace(shape=shape, k=k, like=None))
+    local = general(torch, shape, k, request.dtype, request.device, None)
     return DTensor.from_local(
         local,
         mesh,
         placements,
         run_check=False,
         shape=torch.Size(request.shape),
-        stride=contiguous_strides(request.shape),
+        stride=_contiguous_strides(request.shape),
     )
+
+
+def _contiguous_strides(shape: tuple[int, ...]) -> tuple[int, ...]:
+    """The strides of a C-contiguous tensor of ``shape`` (as torch's, with
+    an empty dimension counted as 1)."""
+    # (Loops, not generators: torch.compile traces this.)
+    strides, stride = [], 1
+    for d in reversed(shape):
+        strides.append(stride)
+        stride *= max(d, 1)
+    return tuple(reversed(strides))
 
 
 def _shard(
@@ -161,12 +175,12 @@ def _local_k(
     return shifted(k, shift, local[-2], local[-1])
 
 
-def other(torch: Any, request: Build, plain: Plain) -> Any:
+def other(torch: Any, request: Build) -> Any:
     """Any other subclass: the plain eye written into its own ``empty_like``
     or its ``out`` by one ``copy_``."""
     out = request.out
     target, name = (request.like, "x") if out is None else (out, "out")
-    eye = plain(request._replace(out=None, like=None))
+    eye = general(torch, request.shape, request.k, request.dtype, request.device, None)
     try:
         if out is not None:
             out.copy_(eye)
