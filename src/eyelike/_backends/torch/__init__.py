@@ -1,30 +1,23 @@
-"""The PyTorch backend: torch's rules, its short path (`TorchBackend.short_eye`)
-and its builds (``build``; tensor subclasses: ``subclass``).
+"""The PyTorch backend: torch's rules and its short path; its builds are in
+``build``, tensor subclasses' in ``subclass``.
 
-torch.compile traces this code into the caller's graph, and checks every
-compiled call against guards on whatever the tracing read. Four rules keep
-those guards few and never failing (the registry, which finds this backend,
-keeps them too):
+torch.compile traces this code into the caller's graph, and guards every
+compiled call on whatever the tracing read. Four rules keep those guards
+few and never failing (the registry keeps them too):
 
 1. Nothing is made or filled on the first compiled call (it would fail the
-   guards of the second): this backend has no state and exists from
-   import, and torch itself is read from ``sys.modules``.
+   second's guards): no state, made at import, torch read from
+   ``sys.modules``.
 2. No table that grows (a dict, a cache) is read on a tensor's path: each
-   lookup is a guard, which the next entry fails. Tensors, the namespace
-   and dtypes are known from names and the dtype's own properties.
-3. A value is read through as few attributes as can be: each link of a
-   chain (a module's constant, a property, a function called) is one more
-   guard.
+   lookup is a guard the next entry fails. Tensors and dtypes are known
+   from names and the dtype's own properties.
+3. Each attribute of a chain, and each function called, is one more guard.
 4. No size and no ``k`` is compared, nor given to a call that compares it
    (``diagonal(k)``): where they are known only when the program runs,
-   tracing shows them as ints, and each comparison is a guard the next
-   value fails, one compile each. The short path runs the gate's form that
-   compares neither (``admit_traced``), and every build while compiling is
-   the mask. (One exception: an ``out`` that is not contiguous has its
-   strides compared with its sizes, to tell whether they nest.)
-
-What only an eager call asks (a device's availability, an ``out``'s
-inference mode, the dtype table) is read off that common path.
+   each comparison is a guard the next value fails, one compile each. So
+   the short path runs ``admit_traced``, and every build while compiling
+   is the mask. (But an ``out`` that is not contiguous has its strides
+   compared with its sizes, to tell whether they nest.)
 """
 
 from __future__ import annotations
@@ -40,14 +33,7 @@ from ..._validate.dtypes import DTypeError
 from ..._validate.gate import admit, admit_offsets, admit_traced
 from ..._validate.text import no_usable_device, show
 from .._base import Backend, Build, Shape
-from .build import (
-    general,
-    mask,
-    plain_dtype,
-    scalar_k,
-    values_per_matrix,
-    wide_unsigned,
-)
+from .build import general, mask, per_matrix, plain_dtype, scalar_k
 from .subclass import build as _subclass_build
 from .subclass import builds_plain, held_bytes
 
@@ -55,10 +41,8 @@ __all__ = ["TORCH", "TorchBackend", "is_tensor_type"]
 
 _NDARRAY = np.ndarray
 # How torch refuses a device, or a dtype on it, when making a tensor: its
-# C++ errors (NotImplementedError among them: no kernel for that device),
-# a build without that device type (AssertionError: "Torch not compiled
-# with CUDA enabled"), a dtype the device lacks (TypeError: MPS's float64),
-# a device type whose module this build lacks (ImportError: "hpu").
+# C++ errors, a build without the device type (AssertionError), a dtype the
+# device lacks (TypeError: MPS's float64), no module for it (ImportError).
 _REFUSALS = (RuntimeError, AssertionError, TypeError, ImportError)
 
 
@@ -73,56 +57,6 @@ def is_tensor_type(array_type: type) -> bool:
     return False
 
 
-def read_device(torch: Any, device: Any) -> Any:
-    """`TorchBackend.device`, for the short path too: a CPU or meta device,
-    or one of a type this build has, with a driver and a device here (a
-    CUDA index within the devices this machine has)."""
-    try:
-        dev = torch.device(device)
-    except (RuntimeError, TypeError, ValueError):
-        msg = f"device {show(device)} is not a torch device"
-        raise ValueError(msg) from None
-    kind = dev.type
-    if kind in ("cpu", "meta"):
-        return dev
-    module = getattr(torch.backends if kind == "mps" else torch, kind, None)
-    available = getattr(module, "is_available", None)
-    if not (callable(available) and available()):
-        raise ValueError(no_usable_device("torch", kind.upper(), device))
-    if kind == "cuda" and dev.index is not None:
-        # (torch says "invalid device ordinal" only once allocating.)
-        count = torch.cuda.device_count()
-        if dev.index >= count:
-            msg = (
-                f"device {show(device)}: this machine has {count} CUDA "
-                f"device{'s' if count > 1 else ''} (cuda:0 to cuda:{count - 1})"
-            )
-            raise ValueError(msg)
-    return dev
-
-
-def _short_per_matrix(torch: Any, shape: Shape, k: Any, dtype: Any, device: Any) -> Any:
-    """`TorchBackend.short_eye`'s one offset per matrix (its rules: a plain
-    CPU tensor of a signed integer type, whose shape the gate admits, for a
-    CPU result), eagerly; else None."""
-    if (
-        type(k) is not torch.Tensor  # (no subclass: a fake, a DTensor)
-        or k.dtype not in (torch.int64, torch.int32, torch.int16, torch.int8)
-        or not k.is_cpu  # (a meta k, or one the result's device must take)
-        or k.is_nested
-        or k.layout != torch.strided
-        or not admit_offsets(shape, k.shape)
-    ):
-        return None
-    if dtype is None:  # (never cached: torch.set_default_dtype changes it)
-        dtype = torch.get_default_dtype()
-    try:
-        made = values_per_matrix(torch, shape, k, dtype, device, None)
-    except _REFUSALS:
-        return None
-    return made if made.is_cpu else None
-
-
 class TorchBackend(Backend):
     """PyTorch: CPU, CUDA, MPS or meta tensors, strided and mutable."""
 
@@ -132,31 +66,46 @@ class TorchBackend(Backend):
     _host_memory = None  # CPU tensors are; CUDA, MPS and meta ones are not
 
     def __init__(self) -> None:
-        # No state (guard rule 1): `_xp` and `_torch` are read when asked.
-        pass
+        pass  # no state (guard rule 1): `_xp` and `_torch` are read when asked
 
     @property
     def _xp(self) -> Any:
-        # An import statement: this wrapper may first be imported while
-        # torch.compile traces, where a sys.modules miss would be a guard
-        # that fails at once (rule 1).
+        # An import statement: first imported while torch.compile traces, a
+        # sys.modules miss would be a guard that fails at once (rule 1).
         import array_api_compat.torch as compat
 
         return compat
 
     @property
     def _torch(self) -> Any:
-        # (From sys.modules: an import statement costs twice as much, and
-        # torch.compile refuses importlib.)
-        found = sys.modules.get("torch")
-        if found is not None:
-            return found
-        import torch
-
-        return torch
+        # (Imported: a tensor or torch namespace is in hand. An import
+        # statement costs twice as much, and torch.compile refuses importlib.)
+        return sys.modules["torch"]
 
     def device(self, device: Any) -> Any:
-        return read_device(self._torch, device)
+        torch = self._torch
+        try:
+            dev = torch.device(device)
+        except (RuntimeError, TypeError, ValueError):
+            msg = f"device {show(device)} is not a torch device"
+            raise ValueError(msg) from None
+        kind = dev.type
+        if kind in ("cpu", "meta"):
+            return dev
+        module = getattr(torch.backends if kind == "mps" else torch, kind, None)
+        available = getattr(module, "is_available", None)
+        if not (callable(available) and available()):
+            raise ValueError(no_usable_device("torch", kind.upper(), device))
+        if kind == "cuda" and dev.index is not None:
+            # (torch says "invalid device ordinal" only once allocating.)
+            count = torch.cuda.device_count()
+            if dev.index >= count:
+                msg = (
+                    f"device {show(device)}: this machine has {count} CUDA "
+                    f"device{'s' if count > 1 else ''} (cuda:0 to cuda:{count - 1})"
+                )
+                raise ValueError(msg)
+        return dev
 
     def shape_of(self, x: Any, name: str) -> tuple[int, ...]:
         if x.is_nested:
@@ -171,10 +120,8 @@ class TorchBackend(Backend):
         return x.device
 
     def dtype(self, dtype: Any, device: Any) -> tuple[Any, int]:
-        # Not the table (guard rule 2) where the dtype's properties tell.
         torch = self._torch
-        if dtype is None:
-            # Never cached: torch.set_default_dtype changes it at any time.
+        if dtype is None:  # (never cached: torch.set_default_dtype changes it)
             dtype = torch.get_default_dtype()
         if (
             type(dtype) is torch.dtype
@@ -182,8 +129,7 @@ class TorchBackend(Backend):
             and (device is None or device.type in ("cpu", "cuda", "meta"))
         ):
             return dtype, dtype.itemsize
-        if torch.compiler.is_compiling():
-            # Nor the cache, a table that grows (guard rule 2).
+        if torch.compiler.is_compiling():  # not the cache (guard rule 2)
             return self._from_table(dtype, device)
         return super().dtype(dtype, device)
 
@@ -208,8 +154,7 @@ class TorchBackend(Backend):
         return k
 
     def _clamp(self, k: Any, n_rows: int, n_cols: int, device: Any) -> Any:
-        # `_move_k`'s policy, written here (one method, not two: each is one
-        # more guard of a compiled call).
+        # With `_move_k`'s policy: one method, not two (one guard fewer).
         torch = self._torch
         if k.is_meta:
             where = torch.get_default_device() if device is None else device
@@ -228,7 +173,7 @@ class TorchBackend(Backend):
         # bounds beyond a narrow type would not fit it. uint64 values
         # >= 2**63 wrap negative and are all beyond the matrix.
         wide = k.to(torch.int64)
-        if wide_unsigned(k.dtype) and k.dtype.itemsize == 8:
+        if k.dtype == torch.uint64:
             wide = torch.where(wide < 0, n_cols, wide)
         return wide.clamp(-n_rows, n_cols)
 
@@ -240,8 +185,8 @@ class TorchBackend(Backend):
         return device is None or device.type == "cpu"
 
     def _traced_only(self) -> bool:
-        # torch.export, a FakeTensorMode, or a meta default device: tensors
-        # without storage. (torch.compile's program allocates when it runs.)
+        # torch.export, a FakeTensorMode, or a meta default device. (A
+        # torch.compile program allocates when it runs.)
         torch = self._torch
         if torch.compiler.is_compiling():
             return bool(torch.compiler.is_exporting())
@@ -253,9 +198,8 @@ class TorchBackend(Backend):
 
     def _check_empty(self, shape: tuple[int, ...], itemsize: int, device: Any) -> None:
         # The largest number torch computes making ``shape``: its element
-        # count multiplied left to right up to the first zero (in unsigned 64
-        # bits: past 2**64 - 1 it fails), or its first stride (an empty
-        # dimension counted as 1). (Loops: torch.compile traces this.)
+        # count, multiplied up to the first zero in unsigned 64 bits, or its
+        # first stride (an empty dimension counted as 1).
         count, stride = 1, 1
         for d in shape:
             if not d:
@@ -284,16 +228,15 @@ class TorchBackend(Backend):
                 "torch.nn.init.eye_ fills a weight)"
             )
             raise ValueError(msg)
-        if not torch.compiler.is_dynamo_compiling():  # where these can be asked
+        if not torch.compiler.is_dynamo_compiling():  # (it cannot ask these)
             if out.is_inference() and not torch.is_inference_mode_enabled():
                 msg = (
                     "out is an inference tensor (made under torch.inference_mode): "
                     "torch lets it be written only inside inference_mode"
                 )
                 raise ValueError(msg)
-            # A torch.func transform that differentiates (grad, jvp) refuses
-            # any write into an out made outside it (vmap writes an unbatched
-            # value there).
+            # A torch.func transform that differentiates refuses any write
+            # into an out made outside it (vmap writes an unbatched value).
             functorch = torch._C._functorch
             if functorch.maybe_current_level() is not None and any(
                 str(interpreter.key()).rsplit(".", 1)[-1] in ("Grad", "Jvp")
@@ -306,13 +249,12 @@ class TorchBackend(Backend):
                     "make out inside the function, or take the result"
                 )
                 raise ValueError(msg)
-        # (Not sorted where contiguous: torch.compile cannot sort symbolic
-        # strides.)
+        # (Contiguous: none to sort, which torch.compile cannot, symbolic.)
         return None if out.is_contiguous() else tuple(out.stride())
 
     def _check_unnested(self, shape: tuple[int, ...], strides: tuple[int, ...]) -> None:
-        # Such a layout is checked element by element, by NumPy, which Dynamo
-        # cannot trace: refused by name, not by a graph break.
+        # Checked element by element, by NumPy, which Dynamo cannot trace:
+        # refused by name, not by a graph break.
         if self._torch.compiler.is_dynamo_compiling():
             msg = (
                 f"out's layout (strides {strides} for shape {shape}) does not "
@@ -324,14 +266,12 @@ class TorchBackend(Backend):
             raise ValueError(msg)
 
     def to_numpy(self, x: Any) -> np.ndarray[Any, Any]:
-        # (A DTensor's values gathered; bfloat16 and float8, which NumPy
-        # lacks, as float32.)
-        if hasattr(x, "full_tensor"):
+        if hasattr(x, "full_tensor"):  # a DTensor's values, gathered
             x = x.full_tensor()
         x = x.detach().cpu()
         try:
             return np.asarray(x.numpy())
-        except TypeError:
+        except TypeError:  # bfloat16 and float8, which NumPy lacks
             return np.asarray(x.to(self._torch.float32).numpy())
 
     def _short_shape(self, x: Any) -> Shape | None:
@@ -342,22 +282,19 @@ class TorchBackend(Backend):
     ) -> Any:
         # The general path's builds, each fact read once: torch.eye(3) costs
         # ~1 us, each check here 0.03-0.1 us. An import statement, not
-        # `self._torch`: one guard, not ten (guard rule 3). (``out`` is None:
-        # `_short_out` is False.)
+        # `self._torch`: one guard, not ten. (``out`` is None: `_short_out`.)
         import torch
 
         traced = torch.compiler.is_dynamo_compiling()
-        per_matrix = type(k) is not int
-        if per_matrix and traced:
+        one_k = type(k) is int
+        if traced and not one_k:
             return None  # (the general path's guards are fewer)
         k = admit_traced(shape, k) if traced else admit(shape, k)
         if k is None:
             return None
         if dtype is not None:
             if not traced and type(dtype) is str:
-                # Read by the dtype rule (remembered per spelling: not under
-                # torch.compile, guard rule 2).
-                try:
+                try:  # (remembered per spelling: not while tracing, rule 2)
                     dtype = self.dtype(dtype, None)[0]
                 except DTypeError:
                     return None
@@ -368,36 +305,49 @@ class TorchBackend(Backend):
                 else plain_dtype(torch, dtype)
             ):
                 return None
-        # ``checked``: the device holds tensors here. Any but a torch.device
-        # is read by the device rule; a torch.device eagerly is checked on
-        # what is made (``device.type`` costs 0.2 us), and while tracing
-        # (which makes a fake tensor on any device) by the device rule, but
-        # for the types it takes unasked (a function call is one more guard).
-        checked = device is None
+        # Any device but a torch.device is read by the device rule, as is one
+        # while tracing (which makes a fake tensor on any device) but of the
+        # types that rule takes unasked; eagerly it is checked on what is
+        # made (``device.type`` costs 0.2 us).
         if like is not None:
             # A plain tensor (a subclass's rules are the general path's).
             if (
                 type(like) is not torch.Tensor and not builds_plain(torch, type(like))
             ) or not (like.is_cpu or like.is_cuda or like.is_meta):
                 return None
-            device, checked = like.device, True
-        elif not checked and (
+            device = like.device
+        elif device is not None and (
             type(device) is not torch.device
             or (traced and device.type != "cpu" and device.type != "meta")
         ):
             try:
-                device, checked = read_device(torch, device), True
+                device = self.device(device)
             except ValueError:
                 return None
-        if per_matrix:
-            return _short_per_matrix(torch, shape, k, dtype, device)
+        if not one_k:
+            # Torch's rules on a per-matrix k (a plain CPU tensor of a signed
+            # integer type; no fake, no DTensor), for a CPU result.
+            if (
+                type(k) is not torch.Tensor
+                or k.dtype not in (torch.int64, torch.int32, torch.int16, torch.int8)
+                or not k.is_cpu
+                or k.is_nested
+                or k.layout != torch.strided
+                or not admit_offsets(shape, k.shape)
+            ):
+                return None
+            if dtype is None:
+                dtype = torch.get_default_dtype()
         try:
             if traced:
                 return mask(torch, shape, k, dtype, device, None)
+            if not one_k:
+                made = per_matrix(torch, shape, k, dtype, device, None)
+                return made if made.is_cpu else None
             made = scalar_k(torch, shape, k, dtype, device, None)
         except _REFUSALS:
             return None  # the general path says why, in this package's words
-        if checked or made.is_cpu or made.is_meta:
+        if like is not None or device is None or made.is_cpu or made.is_meta:
             return made
         # A plain tensor made on CUDA proves CUDA works; a FakeTensorMode's
         # proves nothing (and torch.cuda.is_available() costs ~1-4 us).

@@ -1,24 +1,20 @@
-"""torch's tensor subclasses, as torch's own ``zeros_like`` and in-place
-writes treat them.
+"""torch's tensor subclasses, built as torch's own ``zeros_like`` and
+in-place writes treat them, by the class of ``eye_like``'s ``x`` or of
+``out``:
 
-Three kinds, told apart by the class of ``eye_like``'s ``x`` or of ``out``:
-
-* **Built as torch.Tensor** (`builds_plain`): ``torch.Tensor`` itself; a
-  subclass that opts out of both of torch's overrides (``nn.Parameter``,
-  whose ``zeros_like`` is a plain tensor); and the tensors of torch's own
-  modes (``FakeTensor``, ``FunctionalTensor``), whose mode, active while
-  they exist, makes every factory call give its kind.
-* **DTensor** (`dtensor`): built shard by shard, each rank making only its
-  own piece (no full-size tensor, no collective), with the mesh and the
-  placements ``torch.zeros_like`` gives (a partial sum's result is
-  replicated); an ``out`` is filled through its local shard. ``Shard`` and
-  ``Replicate`` placements are taken; others are refused before anything
-  is built or written.
-* **Any other subclass** (`other`): the eye built as a plain tensor, then
-  written into the library's own ``empty_like(x)`` (a fresh result of
-  ``x``'s class, as ``zeros_like`` gives) or into ``out``, by one
-  ``copy_``: it completes or leaves ``out`` as it was. A subclass whose
-  ``copy_`` refuses a plain tensor is refused in words naming its class.
+* **Built as torch.Tensor** (`builds_plain`): ``torch.Tensor``; a subclass
+  that opts out of both of torch's overrides (``nn.Parameter``); and the
+  tensors of torch's own modes (``FakeTensor``, ``FunctionalTensor``), whose
+  mode makes every factory call give its kind.
+* **DTensor** (`dtensor`): each rank builds only its own shard (no
+  full-size tensor, no collective), with the mesh and placements
+  ``torch.zeros_like`` gives (a partial sum's result is replicated); an
+  ``out`` is filled through its local shard. Placements other than
+  ``Shard`` and ``Replicate`` are refused before anything is written.
+* **Any other subclass** (`other`): the plain eye copied into the class's
+  own ``empty_like(x)``, or into ``out`` by one ``copy_`` (which completes
+  or leaves ``out`` as it was); a ``copy_`` that refuses a plain tensor is
+  refused in words naming the class.
 """
 
 from __future__ import annotations
@@ -27,10 +23,8 @@ import math
 import sys
 from typing import Any
 
-import numpy as np
-
 from ..._validate.offsets import shifted
-from .._base import Build
+from .._base import Build, Shape
 from .build import general
 
 __all__ = ["build", "builds_plain", "held_bytes"]
@@ -53,16 +47,14 @@ def builds_plain(torch: Any, cls: type) -> bool:
 
 
 def build(torch: Any, request: Build) -> Any:
-    """``request`` for an ``out`` or ``like`` of a subclass that is not
-    built as a plain tensor."""
+    """``request``, whose ``out`` or ``like`` is not built as a plain one."""
     if _distributed(request.like if request.out is None else request.out):
         return dtensor(torch, request)
     return other(torch, request)
 
 
 def _distributed(x: Any) -> Any:
-    """``torch.distributed.tensor`` where ``x`` is a DTensor, else None (a
-    DTensor in hand means its module is imported: nothing to import)."""
+    """``torch.distributed.tensor`` where ``x`` is a DTensor (so imported)."""
     distributed = sys.modules.get("torch.distributed.tensor")
     if distributed is None or not isinstance(x, distributed.DTensor):
         return None
@@ -70,8 +62,7 @@ def _distributed(x: Any) -> Any:
 
 
 def held_bytes(of: Any, shape: tuple[int, ...], nbytes: int) -> int:
-    """The bytes of an output of ``shape`` (``nbytes`` in all) like ``of``
-    that this rank holds: a DTensor's shard's, or all of them."""
+    """`Backend._held_bytes`: a DTensor's shard's."""
     distributed = _distributed(of)
     if distributed is None:
         return nbytes
@@ -80,8 +71,7 @@ def held_bytes(of: Any, shape: tuple[int, ...], nbytes: int) -> int:
 
 
 def dtensor(torch: Any, request: Build) -> Any:
-    """A DTensor like ``request.like`` (or ``request.out``, filled), each
-    rank building its own shard."""
+    """A DTensor like ``request.like``, or ``request.out`` filled."""
     from torch.distributed.tensor import DTensor, Replicate, Shard
 
     out = request.out
@@ -100,7 +90,7 @@ def dtensor(torch: Any, request: Build) -> Any:
             raise ValueError(msg)
     mesh = target.device_mesh
     shape, offset = _shard(request.shape, mesh, placements, Shard)
-    k = _local_k(torch, request.k, request.shape, shape, offset)
+    k = _local_k(torch, request.k, request.shape[:-2], shape, offset)
     if out is not None:
         # (Without grad: an out that requires grad was refused unless grad
         # is off, and its local shard is then the tensor itself, no view.)
@@ -114,19 +104,8 @@ def dtensor(torch: Any, request: Build) -> Any:
         placements,
         run_check=False,
         shape=torch.Size(request.shape),
-        stride=_contiguous_strides(request.shape),
+        stride=torch._prims_common.make_contiguous_strides_for(request.shape),
     )
-
-
-def _contiguous_strides(shape: tuple[int, ...]) -> tuple[int, ...]:
-    """The strides of a C-contiguous tensor of ``shape`` (as torch's, with
-    an empty dimension counted as 1)."""
-    # (Loops, not generators: torch.compile traces this.)
-    strides, stride = [], 1
-    for d in reversed(shape):
-        strides.append(stride)
-        stride *= max(d, 1)
-    return tuple(reversed(strides))
 
 
 def _shard(
@@ -135,7 +114,7 @@ def _shard(
     """This rank's piece of a DTensor of ``shape``: its shape, and its offset
     in the whole. Each ``Shard(d)`` splits dimension ``d`` of the piece so
     far as ``torch.chunk`` does (chunks of ``ceil(size / n)``, the last ones
-    short or empty), mesh dimension by mesh dimension, as DTensor shards."""
+    short or empty), mesh dimension by mesh dimension."""
     local, offset = list(shape), [0] * len(shape)
     coordinate = mesh.get_coordinate()
     if coordinate is None:  # a rank outside the mesh holds nothing
@@ -150,34 +129,19 @@ def _shard(
     return tuple(local), tuple(offset)
 
 
-def _local_k(
-    torch: Any,
-    k: Any,
-    shape: tuple[int, ...],
-    local: tuple[int, ...],
-    offset: tuple[int, ...],
-) -> Any:
-    """The offsets of a shard of ``local`` shape at ``offset`` in a global
-    ``shape``: its element ``[b, r, c]`` is the global ``[b + b0, r + r0,
-    c + c0]``, a one where ``c - r == k[b + b0] + r0 - c0`` (`shifted`)."""
-    shift = offset[-2] - offset[-1]
+def _local_k(torch: Any, k: Any, batch: Shape, local: Shape, offset: Shape) -> Any:
+    """The offsets of a shard of ``local`` shape at ``offset`` in an output
+    of ``batch``: ``k[b + b0] + r0 - c0`` (`shifted`)."""
     if not isinstance(k, int):
-        batch = shape[:-2]
-        window = tuple(
-            [slice(o, o + n) for o, n in zip(offset[:-2], local[:-2], strict=True)]
-        )
-        if isinstance(k, np.ndarray):
-            k = np.broadcast_to(k, batch)[window]
-        else:
-            if hasattr(k, "full_tensor"):  # a DTensor k: a batch's worth of values
-                k = k.full_tensor()
-            k = k.expand(batch)[window]
-    return shifted(k, shift, local[-2], local[-1])
+        if hasattr(k, "full_tensor"):  # a DTensor k: a batch's worth of values
+            k = k.full_tensor()
+        window = [slice(o, o + n) for o, n in zip(offset[:-2], local[:-2], strict=True)]
+        k = torch.as_tensor(k).expand(batch)[tuple(window)]
+    return shifted(k, offset[-2] - offset[-1], local[-2], local[-1])
 
 
 def other(torch: Any, request: Build) -> Any:
-    """Any other subclass: the plain eye written into its own ``empty_like``
-    or its ``out`` by one ``copy_``."""
+    """Any other subclass (this module's text)."""
     out = request.out
     target, name = (request.like, "x") if out is None else (out, "out")
     eye = general(torch, request.shape, request.k, request.dtype, request.device, None)
