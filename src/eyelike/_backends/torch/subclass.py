@@ -1,20 +1,10 @@
 """torch's tensor subclasses, built as torch's own ``zeros_like`` and
-in-place writes treat them, by the class of ``eye_like``'s ``x`` or of
-``out``:
-
-* **Built as torch.Tensor** (`builds_plain`): ``torch.Tensor``; a subclass
-  that opts out of both of torch's overrides (``nn.Parameter``); and the
-  tensors of torch's own modes (``FakeTensor``, ``FunctionalTensor``), whose
-  mode makes every factory call give its kind.
-* **DTensor** (`dtensor`): each rank builds only its own shard (no
-  full-size tensor, no collective), with the mesh and placements
-  ``torch.zeros_like`` gives (a partial sum's result is replicated); an
-  ``out`` is filled through its local shard. Placements other than
-  ``Shard`` and ``Replicate`` are refused before anything is written.
-* **Any other subclass** (`other`): the plain eye copied into the class's
-  own ``empty_like(x)``, or into ``out`` by one ``copy_`` (which completes
-  or leaves ``out`` as it was); a ``copy_`` that refuses a plain tensor is
-  refused in words naming the class.
+in-place writes treat them (by the class of ``eye_like``'s ``x`` or of
+``out``): as torch.Tensor (`builds_plain`: ``nn.Parameter``'s kind, and the
+tensors of torch's own modes, whose mode makes every factory call give its
+kind); a DTensor shard by shard, each rank building only its own (no
+full-size tensor, no collective: `dtensor`); any other as the plain eye
+copied into its own ``empty_like(x)`` or into ``out`` (`other`).
 """
 
 from __future__ import annotations
@@ -71,7 +61,10 @@ def held_bytes(of: Any, shape: tuple[int, ...], nbytes: int) -> int:
 
 
 def dtensor(torch: Any, request: Build) -> Any:
-    """A DTensor like ``request.like``, or ``request.out`` filled."""
+    """A DTensor like ``request.like``, with the mesh and placements
+    ``torch.zeros_like`` gives, or ``request.out`` filled through its local
+    shard. Placements other than ``Shard`` and ``Replicate`` are refused
+    before anything is written."""
     from torch.distributed.tensor import DTensor, Replicate, Shard
 
     out = request.out
@@ -141,7 +134,9 @@ def _local_k(torch: Any, k: Any, batch: Shape, local: Shape, offset: Shape) -> A
 
 
 def other(torch: Any, request: Build) -> Any:
-    """Any other subclass (this module's text)."""
+    """Any other subclass: the plain eye copied by one ``copy_`` (which
+    completes or leaves ``out`` as it was); one that refuses a plain tensor
+    is refused in words naming its class."""
     out = request.out
     target, name = (request.like, "x") if out is None else (out, "out")
     eye = general(torch, request.shape, request.k, request.dtype, request.device, None)
