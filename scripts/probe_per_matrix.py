@@ -1,7 +1,8 @@
 """Where the time of a per-matrix ``k`` goes on CuPy: eyelike's whole call
 beside its kernel alone (the backend's ``fill`` with ``k`` already in the
-kernel's index type, contiguous), the kernel with every ``k`` equal, and
-``cupy.zeros`` (the memory's limit for the output alone). CUDA events
+kernel's index type, contiguous), the kernel with every ``k`` equal, the
+pass over ``k`` before it (the backend's ``_clamp``), and ``cupy.zeros``
+(the memory's limit for the output alone); and the host's time per call. CUDA events
 around 20 back-to-back calls, the median of 9 rounds, per case. Each
 output is checked against the rule before it is timed.
 
@@ -13,6 +14,7 @@ from __future__ import annotations
 
 import statistics
 import sys
+import time
 from collections.abc import Callable
 from typing import Any
 
@@ -20,6 +22,7 @@ import cupy
 import numpy as np
 
 import eyelike
+from eyelike._backends import backend_of_namespace
 from eyelike._backends.cupy import fill, vector_from
 from eyelike._backends.cupy.planning import plan
 
@@ -43,6 +46,20 @@ def per_call(fn: Callable[[], Any], calls: int = 20, rounds: int = 9) -> float:
         stop.record()
         stop.synchronize()
         times.append(cupy.cuda.get_elapsed_time(start, stop) * 1e3 / calls)
+    return statistics.median(times)
+
+
+def host_per_call(fn: Callable[[], Any], calls: int = 20, rounds: int = 9) -> float:
+    """Microseconds of the host's time per call: the host clock around
+    ``calls`` calls, not waiting for the GPU (its launch queue holds them)."""
+    times = []
+    for _ in range(rounds):
+        cupy.cuda.Device().synchronize()
+        t0 = time.perf_counter()
+        for _ in range(calls):
+            fn()
+        times.append((time.perf_counter() - t0) * 1e6 / calls)
+    cupy.cuda.Device().synchronize()
     return statistics.median(times)
 
 
@@ -73,6 +90,7 @@ def run_case(batch: int, n_rows: int, n_cols: int, dtype: str, rule: Any) -> Non
     index = np.int64 if launches[0].wide else np.int32
     kk = cupy.ascontiguousarray(k64.astype(index))
     kk0 = cupy.zeros_like(kk)
+    backend = backend_of_namespace(cupy)
     rows: dict[str, Callable[[], Any]] = {
         "cupy.zeros (limit)": lambda: cupy.zeros(shape, dtype=dtype),
         "eyelike.eye (k: CuPy int64)": lambda: eyelike.eye(
@@ -83,7 +101,10 @@ def run_case(batch: int, n_rows: int, n_cols: int, dtype: str, rule: Any) -> Non
         ),
         f"kernel alone (fill, k {index.__name__})": lambda: fill(out, kk, launches),
         "kernel alone, every k 0": lambda: fill(out, kk0, launches),
-        "k steps alone (clip, astype)": lambda: cupy.ascontiguousarray(
+        "k pass alone (eyelike's _clamp)": lambda: backend._clamp(
+            k64, n_rows, n_cols, None
+        ),
+        "k as clip, then astype (two passes)": lambda: cupy.ascontiguousarray(
             cupy.clip(k64, -n_rows, n_cols).astype(index)
         ),
     }
@@ -91,6 +112,8 @@ def run_case(batch: int, n_rows: int, n_cols: int, dtype: str, rule: Any) -> Non
     fill(out, kk, launches)
     check(out, k64, shape)
     name = f"{batch}x{n_rows}x{n_cols} {dtype}"
+    host = host_per_call(rows["eyelike.eye (k: CuPy int64)"])
+    print(f"{name:34s} {'eyelike.eye: host time per call':44s} {host:9.2f}")
     base = 0.0
     for row, fn in rows.items():
         t = per_call(fn)
