@@ -321,6 +321,22 @@ def test_bug_an_array_deep_in_a_dtype_dict_is_found_every_time() -> None:
             eyelike.eye(3, 4, k=1, dtype=value)
 
 
+@pytest.mark.skipif(xs is None, reason="needs array_api_strict")
+@pytest.mark.parametrize("shape", [(1, 0), (2, 1), (2, 3)])
+def test_bug_k_sequence_holding_a_2d_array_without_tolist(shape: Any) -> None:
+    """A ``k`` sequence holding an array of rank 2 or more from a namespace
+    with no ``tolist`` (array-api-strict's) was read an index at a time,
+    ``v[i]``, which that namespace refuses on a 2-D array (its raw
+    IndexError, found by test_fuzz_eye). Read as ``v[i, ...]``: the eye, or
+    the error naming ``k``."""
+    entry = xs.zeros(shape, dtype=xs.int64)
+    got = eyelike.eye(2, batch_shape=(1, *shape), k=[entry])
+    assert got.shape == (1, *shape, 2, 2)
+    assert (got == np.eye(2)).all()
+    with pytest.raises(ValueError, match=r"^k of shape \(1, 1, 0\) does not broadcast"):
+        eyelike.eye(0, k=[xs.empty((1, 0), dtype=xs.bool)])
+
+
 def test_every_unjudged_input_has_a_stated_reason() -> None:
     # Each Unjudged label in the fuzz modules is a key of UNJUDGED_REASONS,
     # and each key is used: no unexplained and no stale entries.

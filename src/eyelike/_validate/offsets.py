@@ -287,7 +287,7 @@ def _entries(v: Any, k: Any) -> list[Any] | tuple[Any, ...]:
         if hasattr(v, "tolist"):
             entries: list[Any] = v.tolist()
             return entries
-        return [v[i] for i in range(v.shape[0])]
+        return [v[i, ...] for i in range(v.shape[0])]
     except TypeError:  # no values yet (a tracer of JAX's jit)
         msg = f"k must hold integers only; got {show(k)}"
         raise TypeError(msg) from None
