@@ -15,8 +15,8 @@ from typing import TYPE_CHECKING, Any, overload
 from . import _core_like
 from ._backends import backend_of_array
 from ._validate.dtypes import DTypeError, dtype_name
-from ._validate.integers import INT64_MAX, INT64_MIN, is_integer_scalar
-from ._validate.text import show
+from ._validate.integers import is_integer_scalar, signed_int64
+from ._validate.text import show_typed
 
 if TYPE_CHECKING:  # the types of the overloads, as eyelike.eye_like's
     import numpy as np
@@ -51,7 +51,7 @@ def _label(value: int) -> str:
 def _attribute(value: Any, wants: str, error: type[TypeError]) -> int:
     """An int attribute's value, or ``error`` saying what it ``wants``."""
     if not is_integer_scalar(value):
-        msg = f"{wants}; got {type(value).__name__} {show(value)}"
+        msg = f"{wants}; got {show_typed(value)}"
         raise error(msg)
     return int(value)
 
@@ -141,9 +141,7 @@ def eye_like(x: Any, *, dtype: int | None = None, k: int = 0) -> Any:
         )
         raise TypeError(msg)
     offset = _attribute(k, "k must be an int (EyeLike-9's int64 attribute)", TypeError)
-    if not INT64_MIN <= offset <= INT64_MAX:
-        msg = f"k must fit in int64 (EyeLike-9's attribute type); got {offset}"
-        raise ValueError(msg)
+    signed_int64(offset, "k", "EyeLike-9's attribute type")
     if dtype is None:
         return _core_like.eye_like(x, k=offset)
     value = _attribute(dtype, _DTYPE_WANTS, DTypeError)

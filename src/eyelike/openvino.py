@@ -20,15 +20,14 @@ from . import _core
 from ._backends import DEFAULT, backend_of_array
 from ._validate.dtypes import DTypeError, dtype_name
 from ._validate.integers import (
-    INT64_MAX,
-    INT64_MIN,
     holds_no_values,
     is_array,
     is_integer_scalar,
     is_time,
+    signed_int64,
     within_int64,
 )
-from ._validate.text import show
+from ._validate.text import show, show_typed
 
 if TYPE_CHECKING:
     import numpy.typing as npt
@@ -214,8 +213,7 @@ def _output_dtype_name(output_type: Any) -> str:
     if not isinstance(output_type, str):
         msg = (
             f"output_type must be an OpenVINO element type name (one of "
-            f"{_ALLOWED_TYPES}) or an openvino.Type; got "
-            f"{type(output_type).__name__} {show(output_type)}"
+            f"{_ALLOWED_TYPES}) or an openvino.Type; got {show_typed(output_type)}"
         )
         raise TypeError(msg)
     name = _OUTPUT_TYPES.get(output_type)
@@ -267,7 +265,7 @@ def _scalar(value: Any, name: str, arrays: _Arrays, count: bool = True) -> int:
     elif not is_array(value):
         msg = (
             f"{name} must be a Python int, or a 0-D or 1-element 1-D int32/int64 "
-            f"array; got {type(value).__name__} {show(value)}"
+            f"array; got {show_typed(value)}"
         )
         raise TypeError(msg)
     else:
@@ -281,10 +279,7 @@ def _scalar(value: Any, name: str, arrays: _Arrays, count: bool = True) -> int:
         number = int(value if not shape else value[0])
     if count:
         return within_int64(number, name, _FITS)
-    if not INT64_MIN <= number <= INT64_MAX:
-        msg = f"{name} must fit in int64 (Eye-9's T_NUM); got {number}"
-        raise ValueError(msg)
-    return number
+    return signed_int64(number, name, "Eye-9's T_NUM")
 
 
 def _batch(batch_shape: Any, arrays: _Arrays) -> tuple[int, ...]:
@@ -307,17 +302,13 @@ def _batch(batch_shape: Any, arrays: _Arrays) -> tuple[int, ...]:
     elif not isinstance(batch_shape, (list, tuple)):
         msg = (
             f"batch_shape must be None, a 1-D int32/int64 array or a sequence "
-            f"of non-negative ints; got {type(batch_shape).__name__} "
-            f"{show(batch_shape)}"
+            f"of non-negative ints; got {show_typed(batch_shape)}"
         )
         raise TypeError(msg)
     dims = []
     for i, item in enumerate(items):
         if not is_integer_scalar(item):
-            msg = (
-                f"batch_shape[{i}] must be a non-negative int; got "
-                f"{type(item).__name__} {show(item)}"
-            )
+            msg = f"batch_shape[{i}] must be a non-negative int; got {show_typed(item)}"
             raise TypeError(msg)
         dims.append(within_int64(int(item), f"batch_shape[{i}]", _FITS))
     return tuple(dims)

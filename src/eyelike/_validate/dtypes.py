@@ -1,11 +1,9 @@
 """dtype resolution: one cache, two ways of reading a dtype.
 
-Libraries built on NumPy dtypes (NumPy, CuPy, Dask) read a caller's dtype
-with NumPy's own parser, plus ml_dtypes' names; the others (PyTorch, JAX,
-array-api-strict, any Array API namespace) look it up in the table of
-dtypes the namespace offers on the device. Each backend says which, in its
-``dtype``; the answer is cached per backend, device and spelling, so the
-common call pays one dictionary lookup.
+Libraries built on NumPy dtypes read a caller's dtype with NumPy's parser,
+plus ml_dtypes' names (`from_numpy`); the others look it up in the table of
+dtypes the namespace offers on the device (`from_table`). The answer is
+cached per backend, device and spelling: the common call pays one lookup.
 """
 
 from __future__ import annotations
@@ -18,21 +16,6 @@ import numpy as np
 
 from .integers import is_array
 from .text import show
-
-__all__ = [
-    "EXTRA_NAMES",
-    "ITEMSIZE",
-    "NO_ZERO",
-    "STANDARD_NAMES",
-    "DTypeError",
-    "dtype_name",
-    "from_numpy",
-    "from_table",
-    "is_ml_dtype",
-    "lookup",
-    "numpy_dtype",
-    "remember",
-]
 
 # The standard's numeric dtypes plus the extras a library may have.
 STANDARD_NAMES = (
@@ -62,23 +45,9 @@ EXTRA_NAMES = (
     "float8_e3m4",
     "float8_e4m3",
 )
-ITEMSIZE = {
-    "bool": 1,
-    "int8": 1,
-    "uint8": 1,
-    "int16": 2,
-    "uint16": 2,
-    "float16": 2,
-    "bfloat16": 2,
-    "int32": 4,
-    "uint32": 4,
-    "float32": 4,
-    "int64": 8,
-    "uint64": 8,
-    "float64": 8,
-    "complex64": 8,
-    "complex128": 16,
-}
+# Bytes per element, by standard name (NumPy has no bfloat16 of its own).
+ITEMSIZE = {name: np.dtype(name).itemsize for name in (*STANDARD_NAMES, "float16")}
+ITEMSIZE["bfloat16"] = 2
 # What NumPy's dtype parser raises for text it cannot read.
 # (RecursionError: NumPy reads a list as a structured dtype, nested or not.)
 _PARSE_ERRORS = (TypeError, ValueError, SyntaxError, OverflowError, RecursionError)
@@ -87,10 +56,8 @@ _PARSE_ERRORS = (TypeError, ValueError, SyntaxError, OverflowError, RecursionErr
 _ML_DTYPES_NAME = re.compile(r"bfloat16|float[4-8]_e\w+|u?int[124]|b?complex32")
 # Spellings NumPy reads only with a DeprecationWarning (NumPy 2's 'a' for
 # bytes; NumPy 1.2x's aliases ending in 0, and bool8): refused as unreadable
-# before NumPy sees them. No warning filter is set around the parse: a
-# `warnings.catch_warnings` block rewrites the process-wide filter list,
-# which is not thread-safe, and one thread's "error" filter can be left
-# behind for the whole program.
+# before NumPy sees them. (No warning filter around the parse: a
+# `warnings.catch_warnings` block is not thread-safe.)
 _DEPRECATED_SPELLING = re.compile(r"[<>=|]?(a\d*|(u?int|object|str|bytes|void)0|bool8)")
 # dtypes whose value set has no exact 0 (or no 1): they cannot hold an eye.
 NO_ZERO = frozenset({"float8_e8m0fnu"})
@@ -137,9 +104,8 @@ def remember(key: Any, dtype: Any, found: tuple[Any, int]) -> tuple[Any, int]:
 
 
 def numpy_dtype(dtype: Any, library: str) -> tuple[np.dtype[Any], int]:
-    """The NumPy dtype (ml_dtypes' included) ``dtype`` means for ``library``,
-    one built on NumPy's dtypes (the same on every device), and its item
-    size: `from_numpy`, remembered per library and spelling."""
+    """`from_numpy`'s dtype and its item size, remembered per library and
+    spelling (a NumPy dtype is the same on every device)."""
     found = lookup(library, dtype)
     if found is None:
         dt = from_numpy(dtype, library)
@@ -196,11 +162,9 @@ def _exact_zero_and_one(dt: np.dtype[Any]) -> np.dtype[Any]:
 
 
 def _refuse_value(dtype: Any) -> None:
-    """Refuse a bool, or an array (of any library) given as a dtype, or
-    anywhere inside a tuple, list or dict given as one: NumPy would read its
-    ``.dtype`` (a tuple's second entry, a field's type, is a dtype too),
-    some libraries' silently, others with a warning. (A module with a
-    ``shape``, as ``numpy`` itself, too: NumPy 1.26 warns reading its.)"""
+    """Refuse a bool, or an array (or a module with a ``shape``, as
+    ``numpy``) given as a dtype or anywhere inside a tuple, list or dict
+    given as one: NumPy would read its ``.dtype``, silently or warning."""
     # The type test first: torch.compile cannot trace hasattr of a NumPy
     # dtype.
     if isinstance(dtype, bool) or (
@@ -217,10 +181,8 @@ def _is_value(spec: Any) -> bool:
 
 def _holds_value(spec: Any) -> bool:
     """Whether a tuple, list or dict (NumPy's forms of a sub-array or
-    structured dtype), at any depth, holds an array. Each container is
-    visited once: one that holds itself is NumPy's to refuse."""
-    # (Ids of the caller's own containers, alive throughout: a dict's values
-    # copied to a list would be freed, and its id given to the next one.)
+    structured dtype) holds an array at any depth; each container visited
+    once (its id: the caller's containers stay alive throughout)."""
     seen: set[int] = set()
     todo = [spec]
     while todo:

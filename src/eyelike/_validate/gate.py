@@ -1,56 +1,39 @@
 """The one gate for the short paths: which calls may skip the general path.
 
-`eye` and `eye_like` offer a call (one with no ``chunks`` or ``order``) to
-its backend's short path, `Backend.short_eye`, which builds it at once from
-the caller's own arguments instead of through the pipeline's steps. A short
-path never raises an error of its own: it builds only where no rule of the
-general path could refuse the call, and builds exactly what that path
-would. Half of that question is the same for every library, and is
-answered here, once, by `admit`, which a short path runs before any rule of
-its own (a library without one pays nothing for it). It lets a call
-through where:
+`eye` and `eye_like` offer a call (no ``chunks``, no ``order``) to its
+backend's short path, `Backend.short_eye`, which builds it from the
+caller's own arguments. A short path raises no error of its own: it builds
+only where no rule of the general path could refuse the call, exactly what
+that path would. The part of that question every library shares is
+answered here, by `admit`, which a short path runs first. It lets through:
 
-1. **Shape.** ``(*batch_shape, n_rows, n_cols)`` (`eye`) or ``x``'s shape
-   (`eye_like`) is plain Python ints (no ``__index__`` object, no bool, no
-   size known only when the program runs), each at least 1, at most
-   `MAX_DIMS` of them: NumPy's 64, the one rank limit.
-2. **Size.** The output fits this machine's memory at `BYTES_PER_ELEMENT`
-   bytes an element: the widest item of any dtype (complex128, 16 bytes)
-   plus the most scratch a build holds beside it for a per-matrix ``k``
-   (at most 16 bytes an element; `Backend._scratch`). So no size check of
-   the general path can fail, in any dtype, and no backend checks size
-   again.
-3. **k.** One Python int, which the gate clamps into ``[-n_rows, n_cols]``:
-   the ``k`` every build gets (`Build.k`), whatever the caller's integer.
-   Or, with at least one batch dimension, anything else, handed on as
-   given: a backend whose short path builds one offset per matrix takes it
-   only as an array of its own library, of a signed integer type (a rule of
-   that library), whose shape `admit_offsets` admits (rank at least 1,
-   broadcasting to the batch).
+1. **Shape.** ``(*batch_shape, n_rows, n_cols)`` or ``x``'s shape of plain
+   Python ints (no ``__index__`` object, no bool, no symbolic size), each
+   at least 1, at most `MAX_DIMS` of them.
+2. **Size.** An output that fits this machine's memory at
+   `BYTES_PER_ELEMENT` bytes an element (the widest item and the widest
+   scratch of a per-matrix build, `Backend._scratch`): no size check of the
+   general path can fail, in any dtype.
+3. **k.** One Python int, clamped here into ``[-n_rows, n_cols]`` (the
+   ``k`` every build gets, `Build.k`); or, with a batch, anything else,
+   handed on as given: a short path builds one offset per matrix only from
+   an array of its own library and signed integer type, whose shape
+   `admit_offsets` admits.
 
 Under torch.compile the gate is traced into the caller's program, where
-each comparison of a size or of ``k`` known only when the program runs is
-a guard, checked on every call and failed by the next value (a changing
-``k``, a growing batch: one more compile each). So while Dynamo traces,
-torch's short path runs `admit_traced`, which gives the same answers with
-no such comparison:
-``k`` clamped by ``min`` and ``max`` (symbolic expressions, no guard), the
-memory by one comparison (a guard only an output beyond memory fails).
-Eagerly, `admit`'s comparisons cost half as much (``min`` and ``max`` are
-two calls).
+each comparison of a size or ``k`` known only when the program runs is a
+guard, failed by the next value (one more compile each). So while Dynamo
+traces, torch's short path runs `admit_traced`: the same answers, ``k``
+clamped by ``min`` and ``max`` (no guard) and the memory judged by one
+comparison (failed only beyond memory). Eagerly, `admit`'s comparisons
+cost half as much.
 
-The one empty-output policy: an output with a dimension of 0 takes the
-general path. Its strides are bounded by each library's own rule
-(`Backend._check_empty`: NumPy's in bytes, torch's in elements up to the
-first zero), and it costs nothing to build, so nothing is gained by
-deciding it twice.
-
-What is left to a backend's short path is its library's own rules: the
-dtype (resolved as the general path resolves it), the device, the type of
-``x`` or ``out``, and ``out``'s layout. The tests hold this gate against the
-rules themselves (``tests/api/test_gate.py``: what it admits, the general
-path accepts unchanged) and each short path against the general path
-(``tests/api/test_short_path.py``).
+An output with a dimension of 0 takes the general path (the one
+empty-output policy, `Backend._check_empty`). What is left to a short path
+is its library's own rules: dtype, device, the type of ``x`` or ``out``,
+and ``out``'s layout. ``tests/api/test_gate.py`` holds this gate against
+the rules, ``tests/api/test_short_path.py`` each short path against the
+general path.
 """
 
 from __future__ import annotations
@@ -60,15 +43,6 @@ from typing import Any
 from . import size as _size
 from .integers import MAX_BATCH_DIMS
 from .offsets import broadcasts_to
-
-__all__ = [
-    "BYTES_PER_ELEMENT",
-    "FITS_ANYWHERE",
-    "MAX_DIMS",
-    "admit",
-    "admit_offsets",
-    "admit_traced",
-]
 
 MAX_DIMS = MAX_BATCH_DIMS + 2
 """The most dimensions an output has (NumPy's 64): the batch's and the matrix's."""
@@ -90,24 +64,9 @@ _MEMORY = _size.physical_memory()
 
 
 def admit(shape: tuple[Any, ...], k: Any) -> Any:
-    """``k`` as every build takes it, where the call passes the gate (this
-    module's text says when); else None.
-
-    Parameters
-    ----------
-    shape
-        The caller's ``(*batch_shape, n_rows, n_cols)``, or ``x``'s shape, as
-        given: entries of any type.
-    k
-        The caller's ``k``, as given.
-
-    Returns
-    -------
-    int, object or None
-        An int ``k`` clamped into ``[-n_rows, n_cols]``; any other ``k`` as
-        given, with a batch (a per-matrix ``k``: `admit_offsets` judges its
-        shape); None where the call must take the general path.
-    """
+    """``k`` as every build takes it, where the caller's ``shape`` and
+    ``k`` (as given) pass the gate: an int clamped into ``[-n_rows,
+    n_cols]``, any other ``k`` as given, with a batch; else None."""
     # One matrix, the common call, decided at once: unpacked, not looped
     # over (a loop costs ~0.2 us), and clamped by comparisons (min and max
     # are two calls, and under torch.compile two more guards).
@@ -160,9 +119,7 @@ def admit(shape: tuple[Any, ...], k: Any) -> Any:
 
 def admit_traced(shape: tuple[Any, ...], k: Any) -> Any:
     """`admit`'s answer, for a call torch.compile traces: no comparison of
-    ``k`` and none of the output's size that a later call's sizes could fail
-    (this module's text says why; ``tests/api/test_gate.py`` holds the two
-    equal)."""
+    ``k``, and none of the size that a later call's sizes could fail."""
     if not 2 <= len(shape) <= 64:  # MAX_DIMS
         return None
     n = 1
@@ -180,12 +137,10 @@ def admit_traced(shape: tuple[Any, ...], k: Any) -> Any:
 
 
 def admit_offsets(shape: tuple[int, ...], k_shape: Any) -> bool:
-    """Whether a per-matrix ``k`` of shape ``k_shape`` passes every check of
-    the general path on ``k``'s shape, for an output of ``shape`` that
-    `admit` let through: rank at least 1 (a 0-d ``k`` is one offset for
-    every matrix, under the scalar rule, the general path's), broadcasting
-    to the batch. (Its type, dtype and device are its library's rules, the
-    backend's to check first.)"""
+    """Whether a per-matrix ``k`` of shape ``k_shape`` passes the general
+    path's checks of its shape, for an output of ``shape`` that `admit` let
+    through: rank at least 1 (a 0-d ``k`` is a scalar, the general path's),
+    broadcasting to the batch."""
     if not len(k_shape):
         return False
     k_shape, batch = tuple(k_shape), shape[:-2]

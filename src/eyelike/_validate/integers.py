@@ -16,26 +16,7 @@ from typing import Any
 
 import numpy as np
 
-from .text import show
-
-__all__ = [
-    "INT64_MAX",
-    "INT64_MIN",
-    "MAX_BATCH_DIMS",
-    "batch_shape",
-    "dimension",
-    "holds_no_values",
-    "host_values",
-    "index_or_none",
-    "is_array",
-    "is_bool_like",
-    "is_integer_scalar",
-    "is_symbolic",
-    "is_time",
-    "not_data",
-    "one_element",
-    "within_int64",
-]
+from .text import show, show_typed
 
 # One name, not a chain: each link is a guard of torch.compile's program.
 _NDARRAY = np.ndarray
@@ -79,11 +60,8 @@ def is_integer_scalar(value: Any) -> bool:
 
 
 def index_or_none(value: Any) -> int | None:
-    """``value`` as a Python int under the one rule, or None if it is not one.
-
-    A caller's own ``__index__`` may raise anything; only ``TypeError`` means
-    "not an integer": other exceptions pass through unchanged.
-    """
+    """``value`` as a Python int under the one rule, or None if it is not one
+    (a caller's ``__index__`` that raises other than ``TypeError`` raises)."""
     if isinstance(value, _NDARRAY) and value.ndim == 0:
         # Its one element, under the same rule (a bool stays a bool, a
         # timedelta64 a duration).
@@ -119,12 +97,9 @@ def index_or_none(value: Any) -> int | None:
 
 
 def host_values(value: np.ndarray[Any, Any]) -> Any:
-    """A NumPy array's values as Python objects (``tolist``).
-
-    torch.compile traces a NumPy scalar or array as a tensor, whose dtype it
-    cannot read but whose values it can, and may read an integer as a
-    symbolic int: NumPy values are constants of the program, so each int
-    is read as the constant it is (one guard on its value)."""
+    """A NumPy array's values as Python objects (``tolist``), each int read
+    as the constant it is (torch.compile traces NumPy as a tensor and may
+    read an int as a symbolic one: one guard on its value)."""
     # (``int()`` of an int is itself, eagerly; while tracing, the constant.)
     values = value.tolist()
     if isinstance(values, list):
@@ -155,6 +130,15 @@ def within_int64(value: int, name: str, limit_text: str = "at most 2**63 - 1") -
     return value
 
 
+def signed_int64(value: int, name: str, of_type: str) -> int:
+    """``value`` if int64 holds it, else ``ValueError`` naming it and the
+    operator's type that says so (``of_type``)."""
+    if not INT64_MIN <= value <= INT64_MAX:
+        msg = f"{name} must fit in int64 ({of_type}); got {value}"
+        raise ValueError(msg)
+    return value
+
+
 def is_symbolic(value: Any) -> bool:
     """A size known only when the program runs: a torch ``SymInt``
     (``torch.export``, ``torch.compile(dynamic=True)``) or a JAX symbolic
@@ -168,12 +152,9 @@ def is_symbolic(value: Any) -> bool:
 
 
 def dimension(value: Any, name: str) -> int:
-    """A non-negative dimension: a Python int or any object with ``__index__``.
-
-    A symbolic size (`is_symbolic`) is taken as it is, as the library's own
-    ``eye`` takes it: reading its value would fix it to the example's (a
-    guard), and what it is can only be known when the program runs.
-    """
+    """A non-negative dimension: a Python int or any object with
+    ``__index__``; a symbolic size as it is (reading its value would fix it
+    to the example's: a guard)."""
     if type(value) is int and 0 <= value <= INT64_MAX:
         return value
     if is_symbolic(value):
@@ -189,7 +170,7 @@ def dimension(value: Any, name: str) -> int:
         else:
             msg = (
                 f"{name} must be a non-negative integer (int or object with "
-                f"__index__); got {type(value).__name__} {show(value)}"
+                f"__index__); got {show_typed(value)}"
             )
         raise TypeError(msg)
     if is_symbolic(v):  # read from a traced tensor: known when the program runs

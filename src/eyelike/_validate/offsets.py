@@ -25,20 +25,10 @@ from .integers import (
     one_element,
 )
 from .size import physical_memory
-from .text import show
+from .text import show, show_typed
 
 # One name, not a chain: each link is a guard of torch.compile's program.
 _NDARRAY = np.ndarray
-
-__all__ = [
-    "broadcasts_to",
-    "check_broadcast",
-    "clamp_array",
-    "host_offsets",
-    "is_library_array",
-    "refuse_dtype",
-    "shifted",
-]
 
 
 def is_library_array(k: Any) -> bool:
@@ -50,12 +40,9 @@ def is_library_array(k: Any) -> bool:
 def host_offsets(
     k: Any, batch: tuple[int, ...], bounds: tuple[int, int]
 ) -> int | np.ndarray[Any, Any]:
-    """A ``k`` that is not `is_library_array`, clamped into ``bounds``.
-
-    Returns a Python int for a scalar ``k`` (a 0-D array included: one
-    offset for every matrix); else an int64 NumPy array whose shape
-    broadcasts to ``batch``.
-    """
+    """A ``k`` that is not `is_library_array`, clamped into ``bounds``: a
+    Python int for a scalar (a 0-D array included: one offset for every
+    matrix), else an int64 NumPy array that broadcasts to ``batch``."""
     lo, hi = bounds
     if type(k) is int:
         return min(max(k, lo), hi)
@@ -85,11 +72,9 @@ def host_offsets(
 
 def shifted(k: Any, shift: int, n_rows: int, n_cols: int) -> Any:
     """The offsets of a block of ``n_rows`` by ``n_cols`` (a chunk, a
-    shard) whose first element is at row ``r0``, column ``c0`` of its
-    matrix, ``shift`` being ``r0 - c0``: its element ``[r, c]`` is one where
-    ``c - r == k + shift``, clamped into the block's own bounds. ``k``: an
-    int, or an int64 array (NumPy's, or torch's) clamped into the whole
-    matrix's, so that adding ``shift`` cannot overflow."""
+    shard) at row ``r0``, column ``c0`` of its matrix, ``shift`` being
+    ``r0 - c0``, clamped into the block's bounds. ``k``: an int, or an int64
+    array clamped into the whole matrix's (adding ``shift`` cannot overflow)."""
     if isinstance(k, int):
         return min(max(k + shift, -n_rows), n_cols)
     return (k + shift).clip(-n_rows, n_cols)
@@ -129,10 +114,7 @@ def _scalar(k: Any) -> int:
         if is_bool_like(k):
             msg = f"k must be an integer or an integer array, not a bool; got {show(k)}"
         else:
-            msg = (
-                f"k must be an integer or an integer array; got "
-                f"{type(k).__name__} {show(k)}"
-            )
+            msg = f"k must be an integer or an integer array; got {show_typed(k)}"
         raise TypeError(msg)
     return v
 
@@ -140,8 +122,7 @@ def _scalar(k: Any) -> int:
 def clamp_array(k: np.ndarray[Any, Any], lo: int, hi: int) -> np.ndarray[Any, Any]:
     """A NumPy integer array, clamped into ``[lo, hi]`` as int64."""
     if k.dtype.kind not in "iu":
-        msg = f"k must be an integer array; got dtype {k.dtype}"
-        raise TypeError(msg)
+        refuse_dtype(k, integral=False)
     if k.dtype.itemsize == 8 and k.dtype.kind == "u":
         # Past int64's range a uint64 would wrap negative: such an offset is
         # beyond the matrix anyway (hi >= 0 fits uint64).
@@ -161,14 +142,9 @@ def _sequence(
     k: list[Any] | tuple[Any, ...], batch: tuple[int, ...], lo: int, hi: int
 ) -> np.ndarray[Any, Any]:
     """A (nested) sequence of integers as an int64 array clamped into
-    ``[lo, hi]``.
-
-    Read in Python, not by ``np.asarray``: NumPy would take bools as ints
-    and silently turn ints past int64 into floats. The common case, plain
-    ints, costs a few passes at C speed (a type set, ``min``, ``max``);
-    other entries go one by one through the integer rule. (torch.compile
-    traces all of it: no object arrays.)
-    """
+    ``[lo, hi]``, read in Python (``np.asarray`` would take bools as ints,
+    and ints past int64 as floats; torch.compile traces no object arrays).
+    Plain ints cost a few passes at C speed; others go through the rule."""
     shape, flat = _flatten(k, batch)
     if not set(map(type, flat)) <= {int}:
         entries = []
@@ -188,15 +164,10 @@ def _sequence(
 def _flatten(
     k: list[Any] | tuple[Any, ...], batch: tuple[int, ...]
 ) -> tuple[tuple[int, ...], list[Any]]:
-    """The shape of a nest of sequences (lists, tuples, ranges, arrays of
-    rank >= 1), rectangular down to its last level, and that level's
-    entries in order (row-major).
-
-    Level by level, each list met once: a list that holds itself, or one
-    deeper than any batch, is refused at once, and so is a nest with more
-    entries than the batch has matrices (shared lists would otherwise
-    double a level at each step).
-    """
+    """The shape of a rectangular nest of sequences (`_is_level`) and its
+    last level's entries, row-major; read level by level, each list once,
+    so that a list holding itself, or one too deep or too large, is refused
+    before it is expanded."""
     _check_size(k, batch)
     shape: list[int] = []
     level: list[Any] = [k]
@@ -204,8 +175,7 @@ def _flatten(
     while level and _is_level(level[0]):
         ids = {id(v) for v in level}
         if len(shape) == MAX_BATCH_DIMS or not ids.isdisjoint(seen):
-            # Deeper than any batch, or a list that holds itself: refused
-            # before NumPy or a repr meets it, which would overflow the stack.
+            # (NumPy or a repr would overflow the stack on it.)
             rank = len(batch)
             msg = (
                 f"k is nested more than {MAX_BATCH_DIMS} levels deep; one offset per "
@@ -234,8 +204,7 @@ _CHEAP_TO_WALK = 1 << 20
 def _check_size(k: Any, batch: tuple[int, ...]) -> None:
     """Refuse a nest whose shape, read down its first entries (as NumPy
     reads it), holds more offsets than the batch has matrices, or than
-    memory holds: lists shared at every level would otherwise be expanded
-    to that size before any other check."""
+    memory holds, before any list shared at every level is expanded."""
     shape: list[int] = []
     first: Any = k
     while _is_level(first) and len(shape) <= MAX_BATCH_DIMS:
@@ -269,7 +238,7 @@ def _other_sequence(v: Any) -> bool:
 
 def _is_level(v: Any) -> bool:
     """A sequence of offsets within ``k``: a list, a tuple, any other Python
-    sequence (`_other_sequence`), or an array of rank >= 1 (of any library)."""
+    sequence, or an array of rank >= 1 (of any library)."""
     if type(v) is int:  # the common entry (and torch.compile's sizes)
         return False
     if isinstance(v, (list, tuple, range)) or _other_sequence(v):

@@ -1,6 +1,5 @@
 """Checks on ``out=``: refuse an array that cannot take the result as it is,
-before anything is written to it (after its library's own refusals, which
-give its strides)."""
+before anything is written to it."""
 
 from __future__ import annotations
 
@@ -8,8 +7,6 @@ import math
 from typing import Any
 
 import numpy as np
-
-__all__ = ["check", "nests"]
 
 
 def check(

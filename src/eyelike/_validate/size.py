@@ -1,9 +1,5 @@
-"""Size checks: refuse outputs that overflow or could never be allocated.
-
-The rules every library shares live here; each backend adds its own limits
-for shapes with no elements (its ``_check_empty``), which still cost
-strides, or host memory, in some libraries.
-"""
+"""Size checks: refuse outputs that overflow or could never be allocated
+(each backend adds its limits for shapes with no elements, `_check_empty`)."""
 
 from __future__ import annotations
 
@@ -12,14 +8,6 @@ import os
 from typing import Any
 
 from .integers import INT64_MAX, is_symbolic
-
-__all__ = [
-    "checked_bytes",
-    "known_shape",
-    "physical_memory",
-    "refuse_memory",
-    "refuse_span",
-]
 
 
 def _read_physical_memory() -> int:
@@ -60,14 +48,12 @@ def refuse_span(shape: tuple[int, ...], span: int, unit: str) -> None:
 
 def checked_bytes(shape: tuple[int, ...], itemsize: int) -> int | None:
     """The bytes an output of ``shape`` holds at ``itemsize`` bytes an
-    element, refused where its element count or byte size overflows int64;
-    None where the size is known only when the program runs.
+    element, refused where its element count or byte size overflows int64.
 
-    Sizes known only when the program runs (symbolic) are not checked: a
-    comparison would become a guard of the exported or compiled program,
-    fixed by the machine that made it; the library's own allocation judges
-    them when it runs. So are sizes a lazy namespace does not know yet
-    (None, as the standard allows), whose engine bounds its own memory.
+    None where a size is symbolic (a comparison would be a guard of the
+    compiled program, fixed by the machine that made it: the library's
+    allocation judges it) or unknown to a lazy namespace (None; its engine
+    bounds its memory).
     """
     try:
         n = math.prod(shape)

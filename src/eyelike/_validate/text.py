@@ -1,18 +1,12 @@
-"""How error messages show a caller's value: its repr, cut short; and the
-one message for a device that a GPU library cannot use on this machine.
-
-A plain ``repr`` of a list nested thousands of levels deep raises
-``RecursionError`` (while building the message meant to explain it), and a
-caller's own ``__repr__`` may raise anything: neither may replace the
-message. Nested containers are shown a few levels deep.
-"""
+"""How error messages show a caller's value: its repr, cut short (a plain
+``repr`` of a list nested thousands of levels deep raises
+``RecursionError``, and a caller's own ``__repr__`` may raise anything;
+neither may replace the message)."""
 
 from __future__ import annotations
 
 import reprlib
 from typing import Any
-
-__all__ = ["no_usable_device", "show"]
 
 _REPR = reprlib.Repr()
 _REPR.maxlevel = 6
@@ -32,13 +26,14 @@ def show(value: Any, width: int = 80) -> str:
     return text[:width]
 
 
+def show_typed(value: Any) -> str:
+    """`show` after the name of the value's type: ``"float 1.5"``."""
+    return f"{type(value).__name__} {show(value)}"
+
+
 def no_usable_device(library: str, kind: str, device: Any = None) -> str:
     """The message for a ``device`` (None: the library's default) that
     ``library`` cannot use, having no usable device of ``kind`` (``"CUDA"``)
-    here: no device, no driver, or a build without it.
-
-    Written once: the API raises it as a ``ValueError``, and the command
-    line prints the same words.
-    """
+    here; the API raises it, the command line prints it."""
     asked = "its default device" if device is None else f"device={show(device)}"
     return f"{library} cannot use {asked}: no usable {kind} device on this machine"
