@@ -168,32 +168,26 @@ def _refuse_value(dtype: Any) -> None:
     # The type test first: torch.compile cannot trace hasattr of a NumPy
     # dtype.
     if isinstance(dtype, bool) or (
-        not isinstance(dtype, (str, np.dtype))
-        and (_is_value(dtype) or _holds_value(dtype))
+        not isinstance(dtype, (str, np.dtype)) and _holds_value(dtype)
     ):
         msg = f"dtype must be a dtype or dtype name, not a value; got {show(dtype)}"
         raise DTypeError(msg)
 
 
-def _is_value(spec: Any) -> bool:
-    return is_array(spec) or (isinstance(spec, ModuleType) and hasattr(spec, "shape"))
-
-
 def _holds_value(spec: Any) -> bool:
-    """Whether a tuple, list or dict (NumPy's forms of a sub-array or
-    structured dtype) holds an array at any depth; each container visited
-    once (its id: the caller's containers stay alive throughout)."""
+    """Whether ``spec`` is, or a tuple, list or dict (NumPy's forms of a
+    sub-array or structured dtype) holds at any depth, an array (or a module
+    with a ``shape``); each container visited once, by its id (the caller's
+    containers stay alive throughout)."""
     seen: set[int] = set()
     todo = [spec]
     while todo:
         item = todo.pop()
-        if not isinstance(item, (tuple, list, dict)) or id(item) in seen:
-            continue
-        seen.add(id(item))
-        for entry in item.values() if isinstance(item, dict) else item:
-            if _is_value(entry):
-                return True
-            todo.append(entry)
+        if is_array(item) or (isinstance(item, ModuleType) and hasattr(item, "shape")):
+            return True
+        if isinstance(item, (tuple, list, dict)) and id(item) not in seen:
+            seen.add(id(item))
+            todo.extend(item.values() if isinstance(item, dict) else item)
     return False
 
 

@@ -1,39 +1,28 @@
 """The one gate for the short paths: which calls may skip the general path.
 
-`eye` and `eye_like` offer a call (no ``chunks``, no ``order``) to its
-backend's short path, `Backend.short_eye`, which builds it from the
-caller's own arguments. A short path raises no error of its own: it builds
-only where no rule of the general path could refuse the call, exactly what
-that path would. The part of that question every library shares is
-answered here, by `admit`, which a short path runs first. It lets through:
+A backend's short path (`Backend.short_eye`) builds a call from the
+caller's own arguments, only where no rule of the general path could
+refuse it, and exactly what that path would build. `admit`, which a short
+path runs first, answers the part every library shares. It lets through:
 
 1. **Shape.** ``(*batch_shape, n_rows, n_cols)`` or ``x``'s shape of plain
    Python ints (no ``__index__`` object, no bool, no symbolic size), each
-   at least 1, at most `MAX_DIMS` of them.
+   at least 1 (an empty output takes the general path), `MAX_DIMS` at most.
 2. **Size.** An output that fits this machine's memory at
-   `BYTES_PER_ELEMENT` bytes an element (the widest item and the widest
-   scratch of a per-matrix build, `Backend._scratch`): no size check of the
-   general path can fail, in any dtype.
-3. **k.** One Python int, clamped here into ``[-n_rows, n_cols]`` (the
-   ``k`` every build gets, `Build.k`); or, with a batch, anything else,
-   handed on as given: a short path builds one offset per matrix only from
-   an array of its own library and signed integer type, whose shape
-   `admit_offsets` admits.
+   `BYTES_PER_ELEMENT` bytes an element: no size check can fail.
+3. **k.** One Python int, clamped into ``[-n_rows, n_cols]`` (`Build.k`);
+   or, with a batch, anything else as given: a short path builds one
+   offset per matrix only from an array of its own library and signed
+   integer type, whose shape `admit_offsets` admits.
 
 Under torch.compile the gate is traced into the caller's program, where
 each comparison of a size or ``k`` known only when the program runs is a
 guard, failed by the next value (one more compile each). So while Dynamo
 traces, torch's short path runs `admit_traced`: the same answers, ``k``
-clamped by ``min`` and ``max`` (no guard) and the memory judged by one
+clamped by ``min`` and ``max`` (no guard), the memory judged by one
 comparison (failed only beyond memory). Eagerly, `admit`'s comparisons
-cost half as much.
-
-An output with a dimension of 0 takes the general path (the one
-empty-output policy, `Backend._check_empty`). What is left to a short path
-is its library's own rules: dtype, device, the type of ``x`` or ``out``,
-and ``out``'s layout. ``tests/api/test_gate.py`` holds this gate against
-the rules, ``tests/api/test_short_path.py`` each short path against the
-general path.
+cost half as much. What is left to a short path is its library's own
+rules: dtype, device, the type of ``x`` or ``out``, ``out``'s layout.
 """
 
 from __future__ import annotations
@@ -47,15 +36,13 @@ from .offsets import broadcasts_to
 MAX_DIMS = MAX_BATCH_DIMS + 2
 """The most dimensions an output has (NumPy's 64): the batch's and the matrix's."""
 BYTES_PER_ELEMENT = 32
-"""Bytes an element an output may need at most, in any dtype, with its
-build's scratch: the widest item (16) and the widest scratch (16)."""
+"""The most bytes an element needs, in any dtype: the widest item (16) and
+the widest scratch of a per-matrix build (16, `Backend._scratch`)."""
 FITS_ANYWHERE = (1 << 20) // BYTES_PER_ELEMENT
-"""Outputs of up to this many elements fit any machine (1 MiB at the bound
-above): no need to read its memory."""
+"""Outputs of up to this many elements fit any machine: memory not read."""
 
-# This machine's memory, for `admit_traced`: read once, as the size rules
-# read it, and then one guard of a compiled program (through the size
-# module's function, five).
+# This machine's memory, for `admit_traced`: one guard of a compiled
+# program (five through the size module's function).
 _MEMORY = _size.physical_memory()
 
 # `admit` writes these three as numbers: torch.compile traces it into the
