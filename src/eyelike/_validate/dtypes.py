@@ -19,37 +19,19 @@ from .text import show
 
 # The standard's numeric dtypes plus the extras a library may have.
 STANDARD_NAMES = (
-    "bool",
-    "int8",
-    "int16",
-    "int32",
-    "int64",
-    "uint8",
-    "uint16",
-    "uint32",
-    "uint64",
-    "float32",
-    "float64",
-    "complex64",
-    "complex128",
-)
+    "bool", "int8", "int16", "int32", "int64", "uint8", "uint16", "uint32",
+    "uint64", "float32", "float64", "complex64", "complex128",
+)  # fmt: skip
 EXTRA_NAMES = (
-    "float16",
-    "bfloat16",
-    "float8_e4m3fn",
-    "float8_e5m2",
-    "float8_e4m3fnuz",
-    "float8_e5m2fnuz",
-    "float8_e8m0fnu",
-    "float8_e4m3b11fnuz",
-    "float8_e3m4",
+    "float16", "bfloat16", "float8_e4m3fn", "float8_e5m2", "float8_e4m3fnuz",
+    "float8_e5m2fnuz", "float8_e8m0fnu", "float8_e4m3b11fnuz", "float8_e3m4",
     "float8_e4m3",
-)
+)  # fmt: skip
 # Bytes per element, by standard name (NumPy has no bfloat16 of its own).
 ITEMSIZE = {name: np.dtype(name).itemsize for name in (*STANDARD_NAMES, "float16")}
 ITEMSIZE["bfloat16"] = 2
-# What NumPy's dtype parser raises for text it cannot read.
-# (RecursionError: NumPy reads a list as a structured dtype, nested or not.)
+# What NumPy's dtype parser raises for text it cannot read (RecursionError:
+# a nested list, read as a structured dtype).
 _PARSE_ERRORS = (TypeError, ValueError, SyntaxError, OverflowError, RecursionError)
 # Names of ml_dtypes' types (bfloat16, float8_e4m3fn, int4, complex32, ...),
 # for the hint when it is not installed.
@@ -62,10 +44,9 @@ _DEPRECATED_SPELLING = re.compile(r"[<>=|]?(a\d*|(u?int|object|str|bytes|void)0|
 # dtypes whose value set has no exact 0 (or no 1): they cannot hold an eye.
 NO_ZERO = frozenset({"float8_e8m0fnu"})
 
-# (what decides the answer besides the spelling: the backend, the device...;
-# the type of the spelling; the spelling) -> (dtype object, item size).
-# Keyed by type too: equal-hashing dtypes of other libraries (which may warn
-# when compared with NumPy's) never meet.
+# (the backend, device...; the spelling's type; the spelling) -> (dtype
+# object, item size). The type keeps other libraries' equal-hashing dtypes
+# (which may warn when compared with NumPy's) apart.
 _CACHE: dict[tuple[Any, ...], tuple[Any, int]] = {}
 _CACHE_LIMIT = 1024
 
@@ -85,8 +66,7 @@ DTypeError.__module__ = "eyelike"  # where users find it, and tracebacks name it
 
 
 def lookup(key: Any, dtype: Any) -> tuple[Any, int] | None:
-    """The answer remembered for the spelling ``dtype`` under ``key`` (what
-    decides it besides the spelling: the library, the device...), or None."""
+    """The answer remembered for the spelling ``dtype`` under ``key``, or None."""
     try:
         return _CACHE.get((key, type(dtype), dtype))
     except TypeError:  # an unhashable spelling: never remembered
@@ -165,8 +145,7 @@ def _refuse_value(dtype: Any) -> None:
     """Refuse a bool, or an array (or a module with a ``shape``, as
     ``numpy``) given as a dtype or anywhere inside a tuple, list or dict
     given as one: NumPy would read its ``.dtype``, silently or warning."""
-    # The type test first: torch.compile cannot trace hasattr of a NumPy
-    # dtype.
+    # The type test first: torch.compile cannot trace hasattr of a NumPy dtype.
     if isinstance(dtype, bool) or (
         not isinstance(dtype, (str, np.dtype)) and _holds_value(dtype)
     ):
@@ -227,8 +206,7 @@ def from_table(
     _refuse_value(dtype)
     found = None
     for name, candidate in table.items():
-        # Compare like with like only: array-api-strict warns when its dtypes
-        # are compared with NumPy's.
+        # Like with like: array-api-strict warns compared with NumPy's.
         if type(dtype) is type(candidate) and dtype == candidate:
             found = name
             break

@@ -63,9 +63,7 @@ def index_or_none(value: Any) -> int | None:
     """``value`` as a Python int under the one rule, or None if it is not one
     (a caller's ``__index__`` that raises other than ``TypeError`` raises)."""
     if isinstance(value, _NDARRAY) and value.ndim == 0:
-        # Its one element, under the same rule (a bool stays a bool, a
-        # timedelta64 a duration).
-        value = one_element(value)
+        value = one_element(value)  # (a bool stays a bool, a duration one)
     if type(value) is int:
         return value
     if isinstance(value, np.integer) and not is_time(value):
@@ -81,8 +79,7 @@ def index_or_none(value: Any) -> int | None:
         return None  # a lazy array of unknown size is no integer yet
     if type(value).__name__ == "FakeTensor":
         # A tensor torch.export(strict=False) or a FakeTensorMode traces: its
-        # value, a symbolic int known when the program runs (``__index__``
-        # would ask for the example's), if it is one integer.
+        # symbolic value (``__index__`` would ask for the example's).
         dt = value.dtype
         if dt.is_floating_point or dt.is_complex or value.numel() != 1:
             return None
@@ -208,8 +205,8 @@ def batch_shape(value: Any, name: str = "batch_shape") -> tuple[int, ...]:
         if len(shape) != 1:
             msg = f"{name} must be 1-D when given as an array; got shape {shape}"
             raise ValueError(msg)
-        # A NumPy array's values tell a bool array (torch.compile cannot
-        # read its dtype); another library's dtype does.
+        # A NumPy array's values tell bools (torch.compile cannot read its
+        # dtype); another library's dtype does.
         numpy = isinstance(value, _NDARRAY) and shape[0] <= MAX_BATCH_DIMS
         items = host_values(value) if numpy else value
         if any(type(v) is bool for v in items) if numpy else is_bool_like(value):
@@ -229,10 +226,9 @@ def batch_shape(value: Any, name: str = "batch_shape") -> tuple[int, ...]:
         items = value
         cls = type(value)
         if cls.__name__ == "range" and cls.__module__ == "builtins":
-            # torch.compile(dynamic=True) makes ints symbolic, and cannot take
-            # the len() of a range of them: its bounds read as constants.
-            # (Known by name: the builtin itself read here would be one more
-            # guard of every compiled call with a torch.Size batch.)
+            # torch.compile(dynamic=True) cannot take the len() of a range of
+            # symbolic ints: its bounds read as constants. (Known by name: the
+            # builtin read here would be one more guard of compiled calls.)
             bounds: Any = value
             items = range(int(bounds.start), int(bounds.stop), int(bounds.step))
     elif hasattr(value, "__index__"):

@@ -52,8 +52,7 @@ def host_offsets(
         msg = f"k must be an integer or an integer array; got {show(k)}"
         raise TypeError(msg)
     if isinstance(k, _NDARRAY) and k.ndim == 0:
-        # One offset for every matrix, read under the scalar rule. (Also
-        # how torch.compile presents a NumPy scalar: as a 0-d array.)
+        # One offset for every matrix (and torch.compile's NumPy scalar).
         k = one_element(k)
         if isinstance(k, (list, tuple)):  # an object array's one entry
             msg = f"k as a 0-d array must hold one integer; got {show(k)}"
@@ -96,14 +95,12 @@ def check_broadcast(shape: tuple[Any, ...], batch: tuple[int, ...]) -> None:
 
 
 def broadcasts_to(shape: tuple[int, ...], batch: tuple[int, ...]) -> bool:
-    """Whether ``shape`` broadcasts to exactly ``batch`` (plain comparisons,
-    which torch.compile can trace with symbolic sizes too). A size a lazy
-    namespace does not know yet (None) is left to its engine."""
+    """Whether ``shape`` broadcasts to exactly ``batch``, by comparisons
+    torch.compile traces; an unknown size of a lazy namespace (None) passes."""
     if len(shape) > len(batch):
         return False
     tail = batch[len(batch) - len(shape) :]
-    # ``s == b`` first: for one symbolic size it is True at once, where
-    # ``s == 1`` would be a guard that the size is not 1.
+    # ``s == b`` first: ``s == 1`` would guard a symbolic size not to be 1.
     return all(s == b or s == 1 or b is None for s, b in zip(shape, tail, strict=True))
 
 
@@ -124,13 +121,10 @@ def clamp_array(k: np.ndarray[Any, Any], lo: int, hi: int) -> np.ndarray[Any, An
     if k.dtype.kind not in "iu":
         refuse_dtype(k, integral=False)
     if k.dtype.itemsize == 8 and k.dtype.kind == "u":
-        # Past int64's range a uint64 would wrap negative: such an offset is
-        # beyond the matrix anyway (hi >= 0 fits uint64).
+        # A uint64 past int64 would wrap negative (hi >= 0 fits uint64).
         k = np.minimum(k, hi)
-    # Every other integer type fits int64 exactly; the bounds do too. Two
-    # ufuncs, the second in place on the first's fresh result (np.clip and
-    # np.iinfo are Python wrappers, at several times the cost); an int64 k
-    # needs no copy first.
+    # Every other integer type fits int64, as do the bounds. Two ufuncs, the
+    # second in place (np.clip is a Python wrapper, several times the cost).
     if k.dtype != np.int64:
         k = np.array(k, dtype=np.int64)  # (0-d stays an array)
     wide: np.ndarray[Any, Any] = np.maximum(k, lo)
