@@ -122,8 +122,7 @@ def dtype_name(dtype: Any) -> str | None:
 
 
 def is_ml_dtype(dt: np.dtype[Any]) -> bool:
-    """One of ml_dtypes' types (bfloat16, float8_*, int4, ...), which NumPy
-    holds but knows nothing of."""
+    """One of ml_dtypes' types (bfloat16, float8_*, int4, ...)."""
     return dt.type.__module__.partition(".")[0] == "ml_dtypes"
 
 

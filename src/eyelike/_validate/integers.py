@@ -158,17 +158,13 @@ def dimension(value: Any, name: str) -> int:
         return value  # type: ignore[no-any-return]
     v = index_or_none(value)
     if v is None:
+        must = f"{name} must be a non-negative integer"
         if is_bool_like(value):
-            msg = (
-                f"{name} must be a non-negative integer, not a bool; got {show(value)}"
-            )
+            msg = f"{must}, not a bool; got {show(value)}"
         elif not_data(value) or is_time(value):
-            msg = f"{name} must be a non-negative integer; got {show(value)}"
+            msg = f"{must}; got {show(value)}"
         else:
-            msg = (
-                f"{name} must be a non-negative integer (int or object with "
-                f"__index__); got {show_typed(value)}"
-            )
+            msg = f"{must} (int or object with __index__); got {show_typed(value)}"
         raise TypeError(msg)
     if is_symbolic(v):  # read from a traced tensor: known when the program runs
         return v
