@@ -19,14 +19,32 @@ from .text import show
 
 # The standard's numeric dtypes plus the extras a library may have.
 STANDARD_NAMES = (
-    "bool", "int8", "int16", "int32", "int64", "uint8", "uint16", "uint32",
-    "uint64", "float32", "float64", "complex64", "complex128",
-)  # fmt: skip
+    "bool",
+    "int8",
+    "int16",
+    "int32",
+    "int64",
+    "uint8",
+    "uint16",
+    "uint32",
+    "uint64",
+    "float32",
+    "float64",
+    "complex64",
+    "complex128",
+)
 EXTRA_NAMES = (
-    "float16", "bfloat16", "float8_e4m3fn", "float8_e5m2", "float8_e4m3fnuz",
-    "float8_e5m2fnuz", "float8_e8m0fnu", "float8_e4m3b11fnuz", "float8_e3m4",
+    "float16",
+    "bfloat16",
+    "float8_e4m3fn",
+    "float8_e5m2",
+    "float8_e4m3fnuz",
+    "float8_e5m2fnuz",
+    "float8_e8m0fnu",
+    "float8_e4m3b11fnuz",
+    "float8_e3m4",
     "float8_e4m3",
-)  # fmt: skip
+)
 # Bytes per element, by standard name (NumPy has no bfloat16 of its own).
 ITEMSIZE = {name: np.dtype(name).itemsize for name in (*STANDARD_NAMES, "float16")}
 ITEMSIZE["bfloat16"] = 2
