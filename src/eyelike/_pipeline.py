@@ -1,20 +1,12 @@
 """The general path of `eye` and `eye_like`: every call that the gate
-(``_validate.gate``) or the short path (`Backend.short_eye`) declines
-comes here with its backend, found once by the front end, and goes through
-the same steps in the same order:
-
-1. the counts, batch shape and device (`eye`), or ``x``'s shape (`eye_like`);
-2. the keywords the library may not take (``chunks``, ``order``);
-3. the dtype, which the backend resolves;
-4. ``k``: one offset, or one per matrix, clamped (`_offsets`); a fresh
-   result, every argument now read, is offered to the short path again,
-   where the gate lets it through;
-5. the output's size, against overflow and memory (`_check_size`);
-6. ``out``, if given (`_check_out`);
-7. the build: `Backend.eye`, with every answer in one `Build`.
-
-Each step asks the backend only what its rule (``_validate``) needs, and
-each question about an argument is asked once. Nothing here knows which
+(``_validate.gate``) or the short path (`Backend.short_eye`) declines comes
+here with its backend, found once by the front end, through the same steps
+in the same order: the counts, batch shape and device (`eye`), or ``x``'s
+shape (`eye_like`); the keywords the library may not take; the dtype; ``k``
+(`_offsets`), after which a fresh result is offered to the short path
+again; the size (`_check_size`); ``out`` (`_check_out`); then
+`Backend.eye`, with every answer in one `Build`. Each question about an
+argument is asked of the backend once, and nothing here knows which
 library it is talking to.
 """
 
@@ -69,19 +61,8 @@ def eye(
     batch = _batch_shape(batch_shape)
     if device is not None:
         device = backend.device(device)
-    return _build(
-        backend,
-        batch=batch,
-        n_rows=rows,
-        n_cols=cols,
-        k=k,
-        dtype=dtype,
-        device=device,
-        out=out,
-        chunks=chunks,
-        order=order,
-        like=None,
-    )
+    shape = (*batch, rows, cols)
+    return _build(backend, shape, k, dtype, device, out, chunks=chunks, order=order)
 
 
 def eye_like(backend: Backend, *, x: Any, k: Any, dtype: Any, out: Any) -> Any:
@@ -99,36 +80,24 @@ def eye_like(backend: Backend, *, x: Any, k: Any, dtype: Any, out: Any) -> Any:
         raise TypeError(msg)
     if dtype is None:
         dtype = x.dtype if out is None else out.dtype
-    return _build(
-        backend,
-        batch=shape[:-2],
-        n_rows=shape[-2],
-        n_cols=shape[-1],
-        k=k,
-        dtype=dtype,
-        device=backend.device_of(x),
-        out=out,
-        chunks=None,
-        order=None,
-        like=x,
-    )
+    device = backend.device_of(x)
+    return _build(backend, shape, k, dtype, device, out, like=x)
 
 
 def _build(
     backend: Backend,
-    *,
-    batch: tuple[int, ...],
-    n_rows: int,
-    n_cols: int,
+    shape: tuple[int, ...],
     k: Any,
     dtype: Any,
     device: Any,
     out: Any,
-    chunks: Any,
-    order: Any,
-    like: Any,
+    *,
+    chunks: Any = None,
+    order: Any = None,
+    like: Any = None,
 ) -> Any:
-    """Steps 2 to 7: the arguments both entry points share, then the build."""
+    """The steps after the first: the arguments both entry points share,
+    then the build."""
     if chunks is not None and "chunks" not in backend.takes:
         which = " and ".join(n.capitalize() for n in _taking("chunks"))
         msg = (
@@ -138,8 +107,7 @@ def _build(
     if order is not None:
         _check_order(order, backend, out)
     dtype, itemsize = backend.dtype(dtype, device)
-    k = _offsets(backend, k, batch, n_rows, n_cols, device)
-    shape = (*batch, n_rows, n_cols)
+    k = _offsets(backend, k, shape[:-2], shape[-2], shape[-1], device)
     if (
         out is None
         and chunks is None
@@ -221,7 +189,7 @@ def _offsets(
             f"{owner.name}{where}"
         )
         raise TypeError(msg)
-    _k.refuse_dtype(k, backend._integral(k.dtype))
+    _k.refuse_dtype(k, bool(backend._xp.isdtype(k.dtype, "integral")))
     _k.check_broadcast(backend.shape_of(k, "k"), batch)
     return backend._clamp(k, n_rows, n_cols, device)
 
@@ -246,15 +214,9 @@ def _check_size(
         return
     if not isinstance(k, int):
         nbytes += shape[-2] * shape[-1] * backend._scratch
-    if nbytes <= _size.physical_memory():
-        return
-    host = backend._host_memory
-    if host is None:
-        host = backend._on_host(device)
-    # Memory is judged where it is allocated: a shape only traced
-    # (jax.eval_shape, a FakeTensorMode...) allocates nothing here.
-    if host and not backend._traced_only():
-        nbytes = backend._held_bytes(of, shape, nbytes)
+    if nbytes > _size.physical_memory():
+        # Judged where it is allocated (`Backend._held_bytes`).
+        nbytes = backend._held_bytes(of, shape, nbytes, device)
         if nbytes > _size.physical_memory():
             _size.refuse_memory(shape, nbytes)
 

@@ -1,28 +1,22 @@
-"""The backend contract: what eyelike must know of an array library.
+"""The backend contract: what eyelike must know of an array library
+(``docs/internals.rst``, "The design", says how the pieces meet).
 
-Each library is one subclass of `Backend` in this package (a module, or a
-subpackage where it needs more than one file; ``generic`` for any other
+Each library is one subclass of `Backend` here (``generic`` for any other
 Array API namespace), listed once in the registry (this package's
-``__init__``). The front end gets the backend of ``xp``, ``out`` or ``x``
-from the registry and hands it to the pipeline (``eyelike._pipeline``),
-which asks it about each argument once, in a fixed order, then calls
-`Backend.eye`; neither asks which library it talks to.
-
-The contract is ten public names. A backend declares three: ``name``,
-``namespaces`` and ``takes``. It performs seven operations: `device`,
-`shape_of` and `dtype` check an argument each (raising the error that names
-it, before anything is allocated), `device_of` says where an array lives,
-`to_numpy` shows values on the host, and `short_eye` and `eye` build.
-
-Beneath them are the hooks: the few facts of a library that the rules
-(``eyelike._validate``) need, each documented below, with the generic Array
-API namespace's answer as its default: a class attribute where it is a
-constant, a method where it depends on the call. A library overrides only
+``__init__``). The contract is ten public names: a backend declares
+``name``, ``namespaces`` and ``takes``; `device`, `shape_of` and `dtype`
+check an argument each (raising the error that names it, before anything is
+allocated), `device_of` says where an array lives, `to_numpy` shows values
+on the host, and `short_eye` and `eye` build. Beneath them are the hooks,
+the few facts of a library the rules (``eyelike._validate``) need, each
+documented below with the generic Array API namespace's answer as its
+default: a class attribute where it is a constant. A library overrides only
 what it does differently.
 """
 
 from __future__ import annotations
 
+import functools
 import importlib
 import math
 from typing import Any, ClassVar, Literal, NamedTuple
@@ -34,7 +28,7 @@ from .._validate import dtypes as _dtypes
 from .._validate import size as _size
 from .._validate.text import show
 
-__all__ = ["Backend", "Build", "Shape", "host_device", "namespace_info"]
+__all__ = ["Backend", "Build", "Shape", "clamp", "host_device", "namespace_info"]
 
 # A shape of any entries (`Backend.short_eye`: of plain ints there).
 Shape = tuple[Any, ...]
@@ -65,28 +59,39 @@ def host_device(device: Any, library: str, others: tuple[Any, ...] = ()) -> Any:
     raise ValueError(msg)
 
 
-class Build(NamedTuple):
-    """One request for `Backend.eye`, every argument validated.
+def clamp(
+    xp: Any, k: Any, n_rows: int, n_cols: int, index: Any, clip: Any = None
+) -> Any:
+    """An integer array ``k`` of ``xp`` clamped into ``[-n_rows, n_cols]``, in
+    the index dtype ``index``; ``clip``: ``xp.clip``, or the library's own
+    (Dask's: a ``k`` of CuPy chunks cannot meet array-api-compat's bounds)."""
+    clip = clip or xp.clip
+    if not (type(n_rows) is int and type(n_cols) is int):
+        # Symbolic sizes cannot be compared with k's type's bounds: in
+        # the index type first, which holds them (and k's every value
+        # but uint64's past 2**63).
+        return clip(xp.astype(k, index), -n_rows, n_cols)
+    info = xp.iinfo(k.dtype)
+    lo, hi = max(-n_rows, info.min), min(n_cols, info.max)
+    if namespace_info(xp) is None:
+        # Before the standard's 2023.12 (no inspection API, and no
+        # clip): two wheres, of arrays (scalars came in 2024.12).
+        device = getattr(k, "device", None)
+        low = xp.asarray(lo, dtype=k.dtype, device=device)
+        high = xp.asarray(hi, dtype=k.dtype, device=device)
+        return xp.astype(xp.where(k < low, low, xp.where(k > high, high, k)), index)
+    return xp.astype(clip(k, lo, hi), index)
 
-    Attributes
-    ----------
-    shape
-        ``(*batch_shape, n_rows, n_cols)``.
-    k
-        An int, or an integer array broadcastable to the batch dimensions,
-        within ``[-n_rows, n_cols]`` (or the index type's range, for sizes
-        known only when the program runs).
-    dtype, device
-        The backend's own dtype object, and device (None: its default).
-    out, like
-        The array to fill (None: a fresh one); `eye_like`'s ``x``, or None.
-    chunks
-        The lazy result's chunks (Dask's, cubed's), as the caller gave them
-        (None: the library's default).
-    order
-        ``"C"`` or ``"F"``: a fresh result's memory layout (``"F"`` only
-        for backends that take ``"order"``).
-    """
+
+class Build(NamedTuple):
+    """One request for `Backend.eye`, every argument validated: the shape
+    ``(*batch_shape, n_rows, n_cols)``; ``k``, an int or an integer array
+    broadcastable to the batch, within ``[-n_rows, n_cols]`` (or the index
+    type's range, for sizes known only when the program runs); the
+    backend's own ``dtype`` and ``device`` (None: its default); the ``out``
+    to fill (None: a fresh result); the lazy result's ``chunks`` as the
+    caller gave them; `eye_like`'s ``x`` (``like``); and a fresh result's
+    memory ``order`` (``"F"`` only for backends that take ``"order"``)."""
 
     shape: tuple[int, ...]
     k: Any
@@ -122,10 +127,9 @@ class Backend:
     read by NumPy's own parser (`dtype`), not looked up in a table."""
     _dtype_hint: ClassVar[str] = ""
     """Ends the error for a standard dtype the device lacks (`dtype`)."""
-    _host_memory: ClassVar[bool | None] = False
-    """Its outputs live in this machine's main memory, which an output must
-    fit (True); never (False: nothing tells where a generic namespace's
-    devices are); or it depends on the device: `_on_host` answers (None)."""
+    _host_memory: ClassVar[bool] = False
+    """Its outputs live in this machine's main memory, whatever the device:
+    `_held_bytes`'s default answer."""
     _scratch: ClassVar[int] = 9
     """Bytes per element of one matrix its build holds beside the output for
     a per-matrix ``k`` (the reference build's index difference and mask)."""
@@ -133,11 +137,11 @@ class Backend:
     """`short_eye` may take a call with an ``out`` (offered one only then: a
     library whose short path declines every ``out`` pays nothing)."""
 
-    def __init__(self, xp: Any = None) -> None:
-        # A library's own (imported: one of its arrays is in hand); or given.
-        if xp is None:
-            xp = importlib.import_module(self._standard or self.namespaces[0])
-        self._xp = xp
+    @functools.cached_property
+    def _xp(self) -> Any:
+        """The namespace the defaults use: `_standard`, or the library's own
+        (imported on first use: one of its arrays or namespaces is in hand)."""
+        return importlib.import_module(self._standard or self.namespaces[0])
 
     def __repr__(self) -> str:
         return f"<eyelike backend {self.name}>"
@@ -253,72 +257,32 @@ class Backend:
         library traces host data as its own arrays (torch.compile)."""
         return k
 
-    def _move_k(self, k: Any, device: Any) -> Any:
-        """A per-matrix ``k`` of this library on the result's ``device``
-        (None: the namespace's default), for `_clamp`: the one policy for a
-        ``k`` on another device is to move it there, before anything is
-        built. By default through the standard's ``asarray(k, device=)``,
-        where the namespace tells its devices apart (its inspection API).
-        (Not ``to_device``: array-api-strict's before 2.4 fails on NumPy 1.)"""
-        info = namespace_info(self._xp)
-        if info is None:
-            return k
-        if device is None:
-            device = info.default_device()
-        have = self.device_of(k)
-        if have is None or have == device:
-            return k
-        return self._xp.asarray(k, device=device)
-
-    def _integral(self, dtype: Any) -> bool:
-        """Whether an array ``k`` of this library with ``dtype`` holds integers."""
-        return bool(self._xp.isdtype(dtype, "integral"))
-
     def _clamp(self, k: Any, n_rows: int, n_cols: int, device: Any) -> Any:
-        """An integer array ``k`` of this library (checked) on the result's
-        ``device`` (`_move_k`), clamped into ``[-n_rows, n_cols]`` in the
-        index type."""
-        k = self._move_k(k, device)
-        xp = self._xp
+        """An integer array ``k`` of this library (checked) moved to the
+        result's ``device`` (None: the default; the one policy for a ``k``
+        on another device), then `clamp`-ed in the index type. By default
+        moved by the standard's ``asarray(k, device=)`` where the namespace
+        tells its devices apart (not ``to_device``: array-api-strict's
+        before 2.4 fails on NumPy 1)."""
+        info = namespace_info(self._xp)
+        if info is not None:
+            want = info.default_device() if device is None else device
+            have = self.device_of(k)
+            if have is not None and have != want:
+                k = self._xp.asarray(k, device=want)
         index = self._index_dtype(self.device_of(k))
-        if not (type(n_rows) is int and type(n_cols) is int):
-            # Symbolic sizes cannot be compared with k's type's bounds: in
-            # the index type first, which holds them (and k's every value
-            # but uint64's past 2**63).
-            return xp.clip(xp.astype(k, index), -n_rows, n_cols)
-        info = xp.iinfo(k.dtype)
-        lo, hi = max(-n_rows, info.min), min(n_cols, info.max)
-        if namespace_info(xp) is None:
-            # Before the standard's 2023.12 (no inspection API, and no
-            # clip): two wheres, of arrays (scalars came in 2024.12).
-            device = self.device_of(k)
-            low = xp.asarray(lo, dtype=k.dtype, device=device)
-            high = xp.asarray(hi, dtype=k.dtype, device=device)
-            clamped = xp.where(k < low, low, xp.where(k > high, high, k))
-        else:
-            clamped = self._clip(k, lo, hi)
-        return xp.astype(clamped, index)
+        return clamp(self._xp, k, n_rows, n_cols, index)
 
-    def _clip(self, k: Any, lo: int, hi: int) -> Any:
-        """``clip(k, lo, hi)`` with bounds that fit ``k``'s type, for `_clamp`."""
-        return self._xp.clip(k, lo, hi)
-
-    def _on_host(self, device: Any) -> bool:
-        """Whether an output on ``device`` is in this machine's main memory
-        (asked where `_host_memory` is None, of an output larger than it)."""
-        return False
-
-    def _traced_only(self) -> bool:
-        """Whether this call only traces shapes, allocating nothing (asked of
-        an output in host memory larger than it)."""
-        return False
-
-    def _held_bytes(self, of: Any, shape: tuple[int, ...], nbytes: int) -> int:
-        """The bytes of ``nbytes`` (an output of ``shape`` like ``of``, the
-        ``out`` or ``x``, or None) that this process holds (asked of an
-        output larger than this machine's memory): all of them, unless the
-        library distributes its arrays over processes."""
-        return nbytes
+    def _held_bytes(
+        self, of: Any, shape: tuple[int, ...], nbytes: int, device: Any
+    ) -> int:
+        """The bytes of an output of ``nbytes`` (of ``shape``, on ``device``,
+        like ``of``: the ``out`` or ``x``, or None) that this process's main
+        memory must hold (asked of an output larger than it): none where it
+        is allocated elsewhere (a device's memory) or only traced (a shape
+        traced allocates nothing); all, or this process's part of an array
+        distributed over processes."""
+        return nbytes if self._host_memory else 0
 
     def _check_empty(self, shape: tuple[int, ...], itemsize: int, device: Any) -> None:
         """Refuse a shape with no elements that the library cannot make on

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 from typing import Any
 
 import numpy as np
@@ -55,7 +56,7 @@ class ArrayApiStrictBackend(GenericBackend):
         k = admit(shape, k)
         if type(k) is not int:  # (None: the gate's no)
             return None
-        plain = self._plain or self._find_plain()
+        plain = self._plain
         if not (
             (dtype is None or (type(dtype) is plain[0] and dtype in plain[1]))
             and (device is None or (type(device) is plain[2] and device == plain[3]))
@@ -67,15 +68,12 @@ class ArrayApiStrictBackend(GenericBackend):
             return matrix
         return xp.asarray(xp.broadcast_to(matrix, shape), copy=True)
 
-    _plain: tuple[Any, ...] = ()
-
-    def _find_plain(self) -> tuple[Any, ...]:
+    @functools.cached_property
+    def _plain(self) -> tuple[Any, ...]:
         """The dtype and device classes, the default device's dtypes, and it."""
-        xp = self._xp
         default = self._devices()[0]
         dtypes = frozenset(self._dtype_table(None).values())
-        self._plain = (type(xp.float64), dtypes, type(default), default)
-        return self._plain
+        return (type(self._xp.float64), dtypes, type(default), default)
 
     def _devices(self) -> list[Any]:
         """Its devices, the default first. (Before API version 2023.12 it

@@ -1,18 +1,13 @@
 """Any other Array API namespace, used through what it has: the contract's
-defaults, and the reference build (``reference``: array-api-strict's
-backend is this one, with its own rules).
-
-Memory is judged by what the result will hold, told from a one-element
-probe of the namespace: a dense array on the host (its DLPack device is
-the CPU) by its size; a sparse one (it counts its stored entries, ``nnz``)
-by its ones; any other, lazy or on a device, not at all.
+defaults and the reference build (``reference``). Memory is judged by what
+the result will hold, told from a one-element probe (`_kind`).
 """
 
 from __future__ import annotations
 
 import math
 from types import ModuleType
-from typing import Any, ClassVar
+from typing import Any
 
 import numpy as np
 
@@ -32,11 +27,9 @@ _INDEX_BYTES = 8
 class GenericBackend(Backend):
     """A namespace eyelike has no module for, named after it."""
 
-    _host_memory: ClassVar[bool | None] = None  # told from a probe (`_on_host`)
-
     def __init__(self, xp: ModuleType | None = None) -> None:
-        super().__init__(xp)
-        if xp is not None:
+        if xp is not None:  # (else a subclass's own, `Backend._xp`)
+            self._xp = xp
             self.name = str(getattr(xp, "__name__", "array_api"))
         self._storage: dict[Any, str] = {}
 
@@ -102,13 +95,15 @@ class GenericBackend(Backend):
                     table[name] = dt
         return table
 
-    def _on_host(self, device: Any) -> bool:
-        return self._kind(device) in ("dense", "sparse")
-
-    def _held_bytes(self, of: Any, shape: tuple[int, ...], nbytes: int) -> int:
-        device = None if of is None else self.device_of(of)
-        if self._kind(device) != "sparse":
-            return nbytes
+    def _held_bytes(
+        self, of: Any, shape: tuple[int, ...], nbytes: int, device: Any
+    ) -> int:
+        # A dense array on the host (its DLPack device is the CPU) by its
+        # size; a sparse one (it counts its stored entries, ``nnz``) by its
+        # ones; any other, lazy or on a device, not at all.
+        kind = "dense" if self._host_memory else self._kind(device)
+        if kind != "sparse":
+            return nbytes if kind == "dense" else 0
         # At most one stored entry per one: min(R, C) in each matrix.
         itemsize = nbytes // math.prod(shape)
         ones = math.prod(shape[:-2]) * min(shape[-2:])

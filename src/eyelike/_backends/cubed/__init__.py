@@ -19,7 +19,7 @@ import numpy as np
 
 from ..._validate.dtypes import is_ml_dtype
 from ..._validate.text import show
-from .._base import Backend, Build, host_device
+from .._base import Backend, Build, clamp, host_device
 from ..dask import _block
 from ..dask.chunks import lazy_k
 from .chunks import chunks_of, library
@@ -52,8 +52,11 @@ class CubedBackend(Backend):
             raise TypeError(msg)
         return found
 
-    def _move_k(self, k: Any, device: Any) -> Any:
-        return k  # one device: cubed reads k's blocks where it makes the output's
+    def _clamp(self, k: Any, n_rows: int, n_cols: int, device: Any) -> Any:
+        # Not moved (one device: cubed reads k's blocks where it makes the
+        # output's).
+        index = self._index_dtype(self.device_of(k))
+        return clamp(self._xp, k, n_rows, n_cols, index)
 
     def eye(self, build: Build) -> Any:
         return eye(build)

@@ -18,7 +18,7 @@ from ..._validate.offsets import shifted
 from ..._validate.size import known_shape
 from .. import cupy as _cupy
 from .. import numpy as _numpy
-from .._base import Backend, Build, host_device, namespace_info
+from .._base import Backend, Build, clamp, host_device, namespace_info
 from .chunks import batch_chunks, lazy_k
 
 __all__ = ["DaskBackend", "eye"]
@@ -45,14 +45,14 @@ class DaskBackend(Backend):
         hint = f" (for Dask, call {name}.compute_chunk_sizes() first)"
         return known_shape(x, name, hint)
 
-    def _move_k(self, k: Any, device: Any) -> Any:
-        return k  # one device: Dask reads k's blocks where it makes the output's
-
-    def _clip(self, k: Any, lo: int, hi: int) -> Any:
-        # Dask's own clip hands each chunk the bounds as Python ints;
-        # array-api-compat's makes them Dask arrays of NumPy chunks, which a
-        # k of CuPy chunks cannot meet in one ufunc (a TypeError at compute).
-        return _dask_array().clip(k, lo, hi)
+    def _clamp(self, k: Any, n_rows: int, n_cols: int, device: Any) -> Any:
+        # Not moved (one device: Dask reads k's blocks where it makes the
+        # output's), and clamped by Dask's own clip, which hands each chunk
+        # the bounds as Python ints; array-api-compat's makes them Dask
+        # arrays of NumPy chunks, which a k of CuPy chunks cannot meet in
+        # one ufunc (a TypeError at compute).
+        index = self._index_dtype(self.device_of(k))
+        return clamp(self._xp, k, n_rows, n_cols, index, _dask_array().clip)
 
     def to_numpy(self, x: Any) -> np.ndarray[Any, Any]:
         computed = x.compute()

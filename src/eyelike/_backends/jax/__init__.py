@@ -22,7 +22,7 @@ import numpy as np
 from ..._validate import dtypes as _dtypes
 from ..._validate import size as _size
 from ..._validate.text import no_usable_device, show
-from .._base import Backend, Build
+from .._base import Backend, Build, clamp
 from ..reference import check_index_fits
 from .mesh import aval_sharding, placement_of, resharded, typed_sharding
 
@@ -41,7 +41,6 @@ class JaxBackend(Backend):
     namespaces = ("jax.numpy", "jax.experimental.array_api")
     takes = frozenset()
     _dtype_hint = " (64-bit types need jax.config.update('jax_enable_x64', True))"
-    _host_memory = None  # on CPU devices, yes
     _scratch = 0  # one fused computation: the output is all it writes
 
     def device(self, device: Any) -> Any:
@@ -93,7 +92,9 @@ class JaxBackend(Backend):
                 table.setdefault(name, dt)
         return table
 
-    def _move_k(self, k: Any, device: Any) -> Any:
+    def _clamp(self, k: Any, n_rows: int, n_cols: int, device: Any) -> Any:
+        # Moved now; clamped in the build's one computation (`_builder`):
+        # eagerly, each jnp call is ~10 us.
         import jax
 
         if device is None or isinstance(k, jax.core.Tracer):
@@ -106,12 +107,13 @@ class JaxBackend(Backend):
         # (Another sharding of several devices: jit places k with the call.)
         return jax.device_put(k, next(iter(devices))) if len(devices) == 1 else k
 
-    def _clamp(self, k: Any, n_rows: int, n_cols: int, device: Any) -> Any:
-        # Moved now; clamped by the base class's rule in the build's one
-        # computation (`_builder`): eagerly, each jnp call is ~10 us.
-        return self._move_k(k, device)
+    def _held_bytes(
+        self, of: Any, shape: tuple[int, ...], nbytes: int, device: Any
+    ) -> int:
+        return nbytes if self._on_host(device) and not self._traced_only() else 0
 
     def _on_host(self, device: Any) -> bool:
+        """Whether an output on ``device`` is in this machine's main memory."""
         import jax
 
         if device is None:
@@ -119,8 +121,9 @@ class JaxBackend(Backend):
         return all(d.platform == "cpu" for d in _devices_of(device))
 
     def _traced_only(self) -> bool:
-        # (Under jit, vmap, eval_shape or export: XLA allocates the output
-        # when the program runs.) JAX's own flag: the probe compiles.
+        """Whether this call only traces (under jit, vmap, eval_shape or
+        export: XLA allocates the output when the program runs)."""
+        # JAX's own flag: the probe compiles.
         try:
             from jax._src.core import trace_state_clean
         except ImportError:  # a JAX without it: a value made now tells
@@ -204,7 +207,7 @@ def _builder(backend: JaxBackend, placement: Any) -> Any:
         k: Any, *, shape: tuple[int, ...], dtype: Any, index: Any, typed: Any = None
     ) -> Any:
         if k.dtype != index:  # the caller's own array, moved (`JaxBackend._clamp`)
-            k = Backend._clamp(backend, k, shape[-2], shape[-1], None)
+            k = clamp(backend._xp, k, shape[-2], shape[-1], index)
         # (Older JAX has no out_sharding; typed is None there.)
         kwargs = {} if typed is None else {"out_sharding": typed}
         rows = lax.broadcasted_iota(index, shape, len(shape) - 2, **kwargs)

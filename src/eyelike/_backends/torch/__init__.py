@@ -63,15 +63,12 @@ class TorchBackend(Backend):
     name = "torch"
     namespaces = ("torch", "array_api_compat.torch")
     takes = frozenset({"out"})
-    _host_memory = None  # CPU tensors are; CUDA, MPS and meta ones are not
-
-    def __init__(self) -> None:
-        pass  # no state (guard rule 1): `_xp` and `_torch` are read when asked
 
     @property
     def _xp(self) -> Any:
-        # An import statement: first imported while torch.compile traces, a
-        # sys.modules miss would be a guard that fails at once (rule 1).
+        # No state (guard rule 1): read when asked, by an import statement
+        # (first imported while torch.compile traces, a sys.modules miss
+        # would be a guard that fails at once).
         import array_api_compat.torch as compat
 
         return compat
@@ -154,7 +151,7 @@ class TorchBackend(Backend):
         return k
 
     def _clamp(self, k: Any, n_rows: int, n_cols: int, device: Any) -> Any:
-        # With `_move_k`'s policy: one method, not two (one guard fewer).
+        # `Backend._clamp`'s policy: moved to the result's device, clamped.
         torch = self._torch
         if k.is_meta:
             where = torch.get_default_device() if device is None else device
@@ -181,20 +178,22 @@ class TorchBackend(Backend):
         # torch.device("cuda") means the current CUDA device.
         return bool(have == want) or (want.index is None and have.type == want.type)
 
-    def _on_host(self, device: Any) -> bool:
-        return device is None or device.type == "cpu"
-
-    def _traced_only(self) -> bool:
-        # torch.export, a FakeTensorMode, or a meta default device. (A
-        # torch.compile program allocates when it runs.)
+    def _held_bytes(
+        self, of: Any, shape: tuple[int, ...], nbytes: int, device: Any
+    ) -> int:
+        # CPU tensors only (CUDA, MPS and meta ones are not in main memory),
+        # and none only traced: by torch.export, a FakeTensorMode, or on a
+        # meta default device. (A torch.compile program allocates when it
+        # runs.)
         torch = self._torch
+        if device is not None and device.type != "cpu":
+            return 0
         if torch.compiler.is_compiling():
-            return bool(torch.compiler.is_exporting())
-        probe = torch.empty(0)
-        return type(probe) is not torch.Tensor or bool(probe.is_meta)
-
-    def _held_bytes(self, of: Any, shape: tuple[int, ...], nbytes: int) -> int:
-        return held_bytes(of, shape, nbytes)
+            traced = torch.compiler.is_exporting()
+        else:
+            probe = torch.empty(0)
+            traced = type(probe) is not torch.Tensor or probe.is_meta
+        return 0 if traced else held_bytes(of, shape, nbytes)
 
     def _check_empty(self, shape: tuple[int, ...], itemsize: int, device: Any) -> None:
         # The largest number torch computes making ``shape``: its element
