@@ -1,10 +1,7 @@
-"""The public front end: `eye` here, `eye_like` in ``_core_like``, their
-signatures, types and documentation. Each finds its backend (of ``xp``,
-``out`` or ``x``) in the registry, once; offers a call to the backend's
-short path (`Backend.short_eye`), which builds it where the one gate
-(``_validate.gate``) lets it through; and sends every other call, with that backend,
-through the pipeline (``_pipeline``). Nothing here knows which library it
-is talking to.
+"""The public front end: `eye` here, `eye_like` in ``_core_like``. Each
+finds its backend (of ``xp``, ``out`` or ``x``) in the registry, once;
+offers the call to its short path (`Backend.short_eye`, behind the gate);
+and sends every other, with that backend, through ``_pipeline``.
 """
 
 from __future__ import annotations
@@ -278,10 +275,9 @@ def eye(
         and order is None
         and (out is None or (xp is None and backend._short_out))
     ):
-        # The short path, which runs the gate (`admit`) first. A count in
-        # another form (a NumPy integer, a 0-d tensor) read here, by the
-        # rule the general path reads it with, and in its order (with no
-        # ``out``, the counts are its first step): then the same short path.
+        # The short path (which runs the gate first). A count in another
+        # form (a NumPy integer, a 0-d tensor) is read here by the general
+        # path's rule, in its order (with no ``out``, its first step).
         if out is None:
             if type(n_rows) is not int:
                 n_rows = dimension(n_rows, "n_rows")

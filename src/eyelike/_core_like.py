@@ -1,6 +1,4 @@
-"""`eye_like`, the front end's second entry point (`eye` is in ``_core``,
-whose text says how both work): its signatures, types and documentation.
-"""
+"""`eye_like`, the front end's second entry point (see ``_core``)."""
 
 from __future__ import annotations
 
@@ -93,8 +91,7 @@ def eye_like(x: Any, /, *, k: Any = 0, dtype: Any = None, out: Any = None) -> An
     """
     backend = backend_of_array(x, "x")
     if out is None or backend._short_out:
-        # The short path, where x's library knows its type (its short path
-        # runs the gate, `admit`, first).
+        # The short path, where x's library knows its type.
         shape = backend._short_shape(x)
         if shape is not None:
             want = x.dtype if dtype is None and out is None else dtype

@@ -96,8 +96,7 @@ def _build(
     order: Any = None,
     like: Any = None,
 ) -> Any:
-    """The steps after the first: the arguments both entry points share,
-    then the build."""
+    """The steps both entry points share, then the build."""
     if chunks is not None and "chunks" not in backend.takes:
         which = " and ".join(n.capitalize() for n in _taking("chunks"))
         msg = (
@@ -115,12 +114,10 @@ def _build(
         and (type(k) is int or not _k.is_library_array(k))
         and (like is None or backend._short_shape(like) is not None)
     ):
-        # Each argument read, in whatever form the caller gave it (a NumPy
-        # integer count or k, a list batch or k, a dtype name, a device
-        # string): offered to the short path as a plain call is, the same
-        # build, where the gate lets it skip the checks below. (Not a k of
-        # the library, nor a like the short path does not know: the front
-        # end offered those as they are. Written here, not in a function:
+        # Every argument read, whatever its form (a NumPy integer, a list,
+        # a dtype name, a device string): the short path, as a plain call,
+        # skips the checks below where the gate lets it. (Not a k of the
+        # library nor an unknown like: the front end offered those. Inline:
         # under torch.compile each function read is one more guard.)
         short = backend.short_eye(shape, k, dtype, like, device, None)
         if short is not None:
@@ -134,8 +131,7 @@ def _build(
 
 
 def _check_order(order: Any, backend: Backend, out: Any) -> None:
-    """``order`` is 'C' or 'F', for a fresh result of a namespace with a
-    memory order (as NumPy's and CuPy's own ``eye`` take it)."""
+    """``order`` is 'C' or 'F', for a fresh result with a memory order."""
     if not (isinstance(order, str) and order in ("C", "F")):
         msg = f"order must be 'C' or 'F'; got {show(order)}"
         raise ValueError(msg)
@@ -159,10 +155,9 @@ def _offsets(
     n_cols: int,
     device: Any,
 ) -> Any:
-    """``k`` checked and clamped into ``[-n_rows, n_cols]``: a Python int, an
-    int64 NumPy array of host values, or an integer array of the result's
-    library, broadcastable to ``batch``, on the result's ``device`` (the one
-    policy for a ``k`` on another device: moved there, `Backend._clamp`)."""
+    """``k`` checked and clamped into ``[-n_rows, n_cols]``: an int, an int64
+    NumPy array of host values, or an integer array of the result's library
+    broadcastable to ``batch``, on the result's ``device`` (`Backend._clamp`)."""
     plain = type(n_rows) is int and type(n_cols) is int
     if type(k) is int:
         if plain:  # the common call: no more than this
@@ -173,8 +168,7 @@ def _offsets(
         if plain:
             return _k.host_offsets(k, batch, (-n_rows, n_cols))
         # A size known only when the program runs is not compared with k
-        # (a guard of torch's program; undecidable for JAX): the index
-        # type's range holds it, and keeps k's meaning.
+        # (a guard of torch's; undecidable for JAX): the index type's range.
         limit = int(backend._xp.iinfo(backend._index_dtype(None)).max)
         return _k.host_offsets(k, batch, (-limit, limit))
     owner = backend_of_array(k, "k")
@@ -203,9 +197,8 @@ def _check_size(
     of: Any,
 ) -> None:
     """Refuse an output of ``shape`` whose size overflows, that the library
-    cannot make empty, or that cannot fit this machine's memory where it
-    would be allocated there (this process's part of it: ``of``, the
-    ``out`` or ``x``, may be distributed)."""
+    cannot make empty, or whose part this process holds cannot fit this
+    machine's memory (``of``: the ``out`` or ``x``, maybe distributed)."""
     nbytes = _size.checked_bytes(shape, itemsize)
     if nbytes is None:  # known only when the program runs
         return
@@ -224,14 +217,12 @@ def _check_size(
 def _check_out(
     backend: Backend, out: Any, shape: tuple[int, ...], dtype: Any, device: Any
 ) -> None:
-    """Refuse an ``out`` that cannot take the result: of a library with
-    immutable arrays, of another shape, dtype or device, one its library
-    would not let us write, or one whose elements share memory."""
+    """Refuse an ``out`` that cannot take the result: immutable, of another
+    shape, dtype or device, not writable, or whose elements share memory."""
     if "out" not in backend.takes:
         msg = f"out: {backend.name} arrays are immutable and cannot be filled in place"
         raise TypeError(msg)
-    # The library's own refusals first: one may be of an array with no
-    # shape to compare (torch's nested tensors).
+    # The library's own refusals first (a nested tensor has no shape).
     _out.check(out, shape, dtype, backend._out_strides(out), backend)
     if device is None:
         return

@@ -1,32 +1,21 @@
 """The types of the public signatures' overloads (`eye`, `eye_like` and the
-operator adapters), for type checkers only: the modules that use them import
-this one under ``TYPE_CHECKING``, and it imports no array library at run
-time.
+operator adapters), for type checkers only: imported under
+``TYPE_CHECKING``, and importing no array library at run time.
 
-The result's type follows the input's. ``x`` gives its own type back: a
-NumPy array keeps its shape type, and its dtype type unless ``dtype`` is
-given (then the dtype given, where it is a NumPy type or dtype object); an
-ndarray subclass gives itself, as ``np.zeros_like`` does (with ``dtype``
-given, an ndarray of that dtype: no annotation can change a subclass's).
-A torch tensor keeps its class, as ``torch.zeros_like`` keeps it (a
-DTensor, a subclass of the caller's own), but for an ``nn.Parameter``,
-which gives a plain tensor.
-Another library's array subclass is typed as itself. ``out`` is returned
-itself.
+The result's type follows the input's. ``x`` gives its own type back, as
+``np.zeros_like`` and ``torch.zeros_like`` do (a NumPy array its shape
+type, and its dtype type unless ``dtype`` is given; an ``nn.Parameter`` a
+plain tensor); ``out`` is returned itself.
 
-``xp``: a type checker gives every module the type ``types.ModuleType``, so
-no plain annotation tells torch from NumPy. A module does match a Protocol
-structurally (PEP 544), by the names it defines: each ``...Module`` protocol
-below asks for the array class one library's namespace holds (a property:
-a module's class is read-only), and but for NumPy's it is generic in that
-class, which the overload returns: the type is read from the caller's
-module, never named here. So no signature holds a library that may be
-missing where the checker runs: mypy reads a missing one's types as Any,
-pyright as Unknown, which its strict mode reports at every use of the
-function ("partially unknown"). The same for a tensor's plain class
-(`Parameter`, `Tensor`: what its ``detach`` returns). The overloads are
-ordered so that a library the checker cannot see loses precision (Any) and
-never gives a wrong type.
+``xp``: a type checker types every module ``types.ModuleType``, but a
+module matches a Protocol structurally (PEP 544) by the names it defines:
+each ``...Module`` protocol below asks for one library's array class (a
+property: a module's class is read-only) and, but for NumPy's, is generic
+in it, so the overload returns the class read from the caller's module,
+never named here. No signature then holds a library that may be missing
+where the checker runs (mypy reads it as Any, pyright as Unknown, which
+its strict mode reports at every use); the overloads are ordered so that a
+library the checker cannot see loses precision (Any), never a wrong type.
 """
 
 from __future__ import annotations
@@ -45,8 +34,7 @@ ScalarT = TypeVar("ScalarT", bound="np.generic")
 # An ndarray or a subclass, kept whole (np.zeros_like keeps a subclass).
 NDArrayT = TypeVar("NDArrayT", bound="np.ndarray[Any, Any]")
 # A namespace's array class, read from the namespace (or a tensor's plain
-# class, from the tensor): never named here, so that a library the checker
-# cannot see leaves no unknown type in a signature.
+# class, from the tensor), never named here.
 ArrayT_co = TypeVar("ArrayT_co", covariant=True)
 
 
@@ -61,23 +49,18 @@ ShapedT = TypeVar("ShapedT", bound=Shaped)
 
 
 class AnyModule(Protocol):
-    """A value typed only as ``types.ModuleType`` (what
-    ``array_api_compat.array_namespace`` returns): the stub gives it every
-    attribute, as Any, through ``ModuleType.__getattr__``, so it would match
-    the first protocol below. An actual module is not given that
-    ``__getattr__``, and none has this name: this catches exactly those, to
-    be checked first, as Any."""
+    """A value typed only as ``types.ModuleType`` (as ``array_namespace``
+    returns), whose stub's ``__getattr__`` would match every protocol below:
+    no actual module has this name, so this catches exactly those (first)."""
 
     @property
     def _eyelike_no_module_has_this(self) -> Any: ...
 
 
 class NoArray(Protocol):
-    """What no value is (no array, no int): an overload taking (and
-    returning) it is chosen only for an argument of unknown type, which
-    every overload takes. Its result, unlike any other's, keeps the call's
-    unknown to pyright as to mypy (pyright takes the first overload's where
-    the others' results are unknown, as a type read from that argument is)."""
+    """What no value is: an overload taking (and returning) it is chosen only
+    for an argument of unknown type, whose result it keeps unknown to
+    pyright as to mypy (pyright would take the first overload's)."""
 
     @property
     def _eyelike_no_value_has_this(self) -> Any: ...
@@ -91,10 +74,8 @@ class NumPyModule(Protocol):
 
 
 class CuPyModule(Protocol[ArrayT_co]):
-    """CuPy, known by ``asnumpy`` (NumPy has none): its ``ndarray`` class,
-    which CuPy ships no type information for (Any to mypy, Unknown to
-    pyright, as the caller's own ``cupy.ndarray`` is). Before NumPy's
-    protocol, which an unknown ``ndarray`` would match."""
+    """CuPy, known by ``asnumpy`` (NumPy has none): its untyped ``ndarray``
+    class. Before NumPy's protocol, which an unknown ``ndarray`` would match."""
 
     @property
     def ndarray(self) -> type[ArrayT_co]: ...
@@ -118,12 +99,10 @@ class NdarrayModule(Protocol[ArrayT_co]):
 
 
 class Parameter(Protocol[ArrayT_co]):
-    """A ``torch.nn.Parameter`` (whose ``zeros_like`` is a plain tensor),
-    known by its class; and by ``grad_fn``, as `Tensor` is, so that where
-    torch is not installed (its Parameter Any) no other array matches. The
-    plain tensor's type: what its ``detach`` returns. (A protocol's members
-    are not part of a signature's type: torch's missing Parameter here
-    leaves none unknown.)"""
+    """A ``torch.nn.Parameter`` (whose ``zeros_like`` is a plain tensor: what
+    its ``detach`` returns), known by its class; and by ``grad_fn``, as
+    `Tensor` is, so that without torch (its Parameter Any) no other array
+    matches. (A protocol's members are no part of a signature's type.)"""
 
     @property
     def grad_fn(self) -> object: ...
@@ -135,9 +114,8 @@ class Parameter(Protocol[ArrayT_co]):
 
 
 class Tensor(Protocol[ArrayT_co]):
-    """A torch tensor, known by a member only torch's tensors have (an
-    overload taking any array would take every other library's too), typed
-    by what its ``detach`` returns: a plain tensor."""
+    """A torch tensor, known by a member only torch's tensors have, typed by
+    what its ``detach`` returns: a plain tensor."""
 
     @property
     def grad_fn(self) -> object: ...

@@ -1,10 +1,8 @@
-"""The registry of backends: the one way to get a backend, by namespace or
-by array class, each looked up once and then cached. Adding a library is one
-module and one line in `BACKENDS`.
-
-A torch namespace or tensor is found before any table is read, and
-torch's backend exists from import: under torch.compile this code is traced
-too, and keeps the guard rules written at the top of ``torch/__init__.py``.
+"""The registry: the one way to get a backend, by namespace or by array
+class, each looked up once and then cached. A torch namespace or tensor is
+found before any table is read, and torch's backend exists from import:
+under torch.compile this code is traced too, and keeps the guard rules at
+the top of ``torch/__init__.py``.
 """
 
 from __future__ import annotations
@@ -35,8 +33,7 @@ __all__ = [
     "same_library",
 ]
 
-# Every library eyelike has a module for. Any other namespace with the
-# standard's inspection API takes the generic path (`GenericBackend`).
+# Every library eyelike has a module for (any other namespace: `GenericBackend`).
 BACKENDS: tuple[type[Backend], ...] = (
     NumPyBackend,
     CuPyBackend,
@@ -54,11 +51,9 @@ DEFAULT: Backend = NumPyBackend()
 _BY_NAME: dict[str, type[Backend]] = {
     name: cls for cls in BACKENDS for name in cls.namespaces
 }
-# One instance per library (so backends compare by identity, whichever of
-# its namespaces named it), made on first use; one per generic namespace, by
-# its module's name (as many as the names a process's modules have, never
-# more: a namespace made anew under a name, as marray's are, replaces the
-# one before it).
+# One instance per library (so backends compare by identity), made on first
+# use; one per generic namespace, by its module's name (a namespace made anew
+# under a name, as marray's are, replaces the one before it).
 _INSTANCES: dict[type[Backend], Backend] = {NumPyBackend: DEFAULT, TorchBackend: TORCH}
 _OTHER: dict[str, tuple[ModuleType, Backend]] = {}
 # Array class -> its backend, once recognised: finding the namespace of an
@@ -97,9 +92,8 @@ def backend_of_namespace(xp: Any) -> Backend:
         return _by_arrays(xp)
     found = _INSTANCES.get(cls)
     if found is None:
-        # Two threads meeting a library first may both make one, but
-        # ``setdefault`` is atomic: both get the one stored. (No lock:
-        # torch's compiler cannot trace one.)
+        # (Atomic: two threads meeting a library first get one instance. No
+        # lock: torch's compiler cannot trace one.)
         found = _INSTANCES.setdefault(cls, cls())
     return found
 
@@ -119,17 +113,13 @@ def _by_arrays(xp: ModuleType) -> Backend:
             f"dask.array or array_api_strict; got {show(xp)}"
         )
         raise TypeError(msg)
-    backend: Backend | None = None
     try:
         owner = array_namespace(xp.asarray(0))
     except Exception:  # no asarray, or one that fails: the generic path's rules
         owner = xp
-    if owner is not xp and sys.modules.get(owner.__name__) is owner:
-        cls = _BY_NAME.get(owner.__name__)
-        if cls is not None:
-            backend = backend_of_namespace(owner)
-    if backend is None:
-        backend = GenericBackend(xp)
+    name = owner.__name__
+    own = owner is not xp and sys.modules.get(name) is owner and name in _BY_NAME
+    backend = backend_of_namespace(owner) if own else GenericBackend(xp)
     # (Two threads meeting a namespace first may each make one: both work,
     # as `same_library` compares namespaces, not backends.)
     _OTHER[xp.__name__] = (xp, backend)

@@ -1,17 +1,12 @@
-"""The backend contract: what eyelike must know of an array library
-(``docs/internals.rst``, "The design", says how the pieces meet).
+"""The backend contract: what eyelike must know of an array library, one
+subclass of `Backend` each (``docs/internals.rst`` says how they meet).
 
-Each library is one subclass of `Backend` here (``generic`` for any other
-Array API namespace), listed once in the registry (this package's
-``__init__``). The contract is ten public names: a backend declares
-``name``, ``namespaces`` and ``takes``; `device`, `shape_of` and `dtype`
-check an argument each (raising the error that names it, before anything is
-allocated), `device_of` says where an array lives, `to_numpy` shows values
-on the host, and `short_eye` and `eye` build. Beneath them are the hooks,
-the few facts of a library the rules (``eyelike._validate``) need, each
-documented below with the generic Array API namespace's answer as its
-default: a class attribute where it is a constant. A library overrides only
-what it does differently.
+Ten public names: a backend declares ``name``, ``namespaces`` and
+``takes``; `device`, `shape_of` and `dtype` check an argument each,
+`device_of` and `to_numpy` read an array, `short_eye` and `eye` build.
+Beneath them, the hooks: the few facts of a library the rules
+(``eyelike._validate``) need, with the generic Array API namespace's answer
+as the default (a class attribute where it is a constant).
 """
 
 from __future__ import annotations
@@ -35,9 +30,8 @@ Shape = tuple[Any, ...]
 
 
 def namespace_info(xp: Any) -> Any:
-    """``xp``'s inspection API (``__array_namespace_info__()``), or None where
-    it has none: the standard added it in 2023.12, and array-api-strict set
-    to an earlier version raises rather than lack it."""
+    """``xp``'s inspection API, or None where it has none (before the
+    standard's 2023.12: array-api-strict set to one raises)."""
     get = getattr(xp, "__array_namespace_info__", None)
     if get is None:
         return None
@@ -48,9 +42,9 @@ def namespace_info(xp: Any) -> Any:
 
 
 def host_device(device: Any, library: str, others: tuple[Any, ...] = ()) -> Any:
-    """The one device rule of the libraries whose arrays live in host memory
-    (NumPy, Dask, cubed): ``"cpu"``, or one of ``others`` (the library's own
-    device objects); anything else is refused naming it, never dropped."""
+    """The device rule of the libraries whose arrays live in host memory:
+    ``"cpu"``, or one of ``others`` (the library's own device objects);
+    anything else is refused naming it, never dropped."""
     if (isinstance(device, str) and device == "cpu") or any(
         device is d for d in others
     ):
@@ -62,20 +56,19 @@ def host_device(device: Any, library: str, others: tuple[Any, ...] = ()) -> Any:
 def clamp(
     xp: Any, k: Any, n_rows: int, n_cols: int, index: Any, clip: Any = None
 ) -> Any:
-    """An integer array ``k`` of ``xp`` clamped into ``[-n_rows, n_cols]``, in
-    the index dtype ``index``; ``clip``: ``xp.clip``, or the library's own
-    (Dask's: a ``k`` of CuPy chunks cannot meet array-api-compat's bounds)."""
+    """An integer array ``k`` of ``xp`` clamped into ``[-n_rows, n_cols]`` in
+    the index dtype ``index`` (``clip``: None for ``xp.clip``)."""
     clip = clip or xp.clip
     if not (type(n_rows) is int and type(n_cols) is int):
-        # Symbolic sizes cannot be compared with k's type's bounds: in
-        # the index type first, which holds them (and k's every value
-        # but uint64's past 2**63).
+        # Symbolic sizes cannot be compared with k's type's bounds: in the
+        # index type first (which holds k's every value but uint64's past
+        # 2**63).
         return clip(xp.astype(k, index), -n_rows, n_cols)
     info = xp.iinfo(k.dtype)
     lo, hi = max(-n_rows, info.min), min(n_cols, info.max)
     if namespace_info(xp) is None:
-        # Before the standard's 2023.12 (no inspection API, and no
-        # clip): two wheres, of arrays (scalars came in 2024.12).
+        # No inspection API, so no clip either: two wheres, of arrays
+        # (scalars came in 2024.12).
         device = getattr(k, "device", None)
         low = xp.asarray(lo, dtype=k.dtype, device=device)
         high = xp.asarray(hi, dtype=k.dtype, device=device)
@@ -84,14 +77,11 @@ def clamp(
 
 
 class Build(NamedTuple):
-    """One request for `Backend.eye`, every argument validated: the shape
-    ``(*batch_shape, n_rows, n_cols)``; ``k``, an int or an integer array
-    broadcastable to the batch, within ``[-n_rows, n_cols]`` (or the index
-    type's range, for sizes known only when the program runs); the
-    backend's own ``dtype`` and ``device`` (None: its default); the ``out``
-    to fill (None: a fresh result); the lazy result's ``chunks`` as the
-    caller gave them; `eye_like`'s ``x`` (``like``); and a fresh result's
-    memory ``order`` (``"F"`` only for backends that take ``"order"``)."""
+    """One request for `Backend.eye`, every argument validated: ``k`` an int
+    or an integer array broadcastable to the batch, clamped (`clamp`); the
+    backend's own ``dtype`` and ``device``; ``like``, `eye_like`'s ``x``;
+    ``chunks`` as the caller gave them (``docs/internals.rst``: "The
+    request")."""
 
     shape: tuple[int, ...]
     k: Any
@@ -104,7 +94,7 @@ class Build(NamedTuple):
 
 
 class Backend:
-    """One array library, as the front end sees it (see the module's text)."""
+    """One array library, as the front end sees it."""
 
     # ---------------------------------------------------- what it declares
 
@@ -120,27 +110,24 @@ class Backend:
     # ------------------------------------------ hooks that are constants
 
     _standard: ClassVar[str | None] = None
-    """The module of array-api-compat's wrapper, where the library needs one
-    to follow the standard: the namespace `_xp` the defaults use."""
+    """array-api-compat's wrapper, where the library needs one: `_xp`."""
     _numpy_dtypes: ClassVar[bool] = False
-    """Its dtypes are NumPy's (and ml_dtypes'), the same on every device:
-    read by NumPy's own parser (`dtype`), not looked up in a table."""
+    """Its dtypes are NumPy's (and ml_dtypes'), read by NumPy's parser, not
+    looked up in a table (`_dtype_table`)."""
     _dtype_hint: ClassVar[str] = ""
     """Ends the error for a standard dtype the device lacks (`dtype`)."""
     _host_memory: ClassVar[bool] = False
-    """Its outputs live in this machine's main memory, whatever the device:
-    `_held_bytes`'s default answer."""
+    """Its outputs live in main memory, whatever the device (`_held_bytes`)."""
     _scratch: ClassVar[int] = 9
     """Bytes per element of one matrix its build holds beside the output for
     a per-matrix ``k`` (the reference build's index difference and mask)."""
     _short_out: ClassVar[bool] = False
-    """`short_eye` may take a call with an ``out`` (offered one only then: a
-    library whose short path declines every ``out`` pays nothing)."""
+    """`short_eye` may take a call with an ``out`` (offered one only then)."""
 
     @functools.cached_property
     def _xp(self) -> Any:
         """The namespace the defaults use: `_standard`, or the library's own
-        (imported on first use: one of its arrays or namespaces is in hand)."""
+        (imported: one of its arrays or namespaces is in hand)."""
         return importlib.import_module(self._standard or self.namespaces[0])
 
     def __repr__(self) -> str:
@@ -149,13 +136,8 @@ class Backend:
     # ---------------------------------------------------- the operations
 
     def device(self, device: Any) -> Any:
-        """Check a caller's ``device`` (not None); returns the value to pass on.
-
-        Raises
-        ------
-        ValueError
-            ``device`` is not a device of this library here.
-        """
+        """Check a caller's ``device`` (not None), raising ValueError where it
+        is no device of this library here; returns the value to pass on."""
         return device
 
     def device_of(self, x: Any) -> Any:
@@ -164,47 +146,34 @@ class Backend:
 
     def shape_of(self, x: Any, name: str) -> tuple[int, ...]:
         """``x``'s shape as a tuple of ints, or of sizes known only when the
-        program runs (`is_symbolic`: ``jax.export``'s, torch's ``SymInt``).
-        ``name`` is for errors.
-
-        Raises
-        ------
-        ValueError
-            A lazy array whose shape is not known yet (None or nan entries).
-        """
+        program runs (``jax.export``'s, torch's ``SymInt``); ValueError for
+        a lazy array's not known yet (None or nan entries), naming ``name``."""
         return _size.known_shape(x, name)
 
     def dtype(self, dtype: Any, device: Any) -> tuple[Any, int]:
         """The dtype object ``dtype`` means here (None: the default), and its
-        item size in bytes; remembered per spelling (and device).
-
-        Raises
-        ------
-        TypeError
-            ``dtype`` is not a numeric or bool dtype offered on ``device``.
-        """
+        item size in bytes, remembered per spelling (and device); TypeError
+        where it is no numeric or bool dtype offered on ``device``."""
         if self._numpy_dtypes:
             return _dtypes.numpy_dtype(dtype, self.name)
-        return self._table_dtype((self, device), dtype, device)
+        return self._from_table(dtype, device, (self, device))
 
-    def _table_dtype(self, key: Any, dtype: Any, device: Any) -> tuple[Any, int]:
-        """`_from_table`'s answer, remembered under ``key`` per spelling."""
-        found = _dtypes.lookup(key, dtype)
-        if found is None:
-            found = _dtypes.remember(key, dtype, self._from_table(dtype, device))
-        return found
-
-    def _from_table(self, dtype: Any, device: Any) -> tuple[Any, int]:
-        """`dtype`'s answer from `_dtype_table`, made once per spelling."""
-        table = self._dtype_table(device)
+    def _from_table(self, dtype: Any, device: Any, key: Any = None) -> tuple[Any, int]:
+        """`dtype`'s answer from `_dtype_table`, remembered per spelling under
+        ``key`` (None: not remembered, as while torch.compile traces)."""
+        found = None if key is None else _dtypes.lookup(key, dtype)
+        if found is not None:
+            return found
+        table, wanted = self._dtype_table(device), dtype
         if dtype is None:
             info = namespace_info(self._xp)
-            dtype = (
+            wanted = (
                 table.get("float64", table.get("float32"))
                 if info is None  # (the standard's default where it has one)
                 else info.default_dtypes(device=device)["real floating"]
             )
-        return _dtypes.from_table(dtype, table, self.name, self._dtype_hint)
+        found = _dtypes.from_table(wanted, table, self.name, self._dtype_hint)
+        return found if key is None else _dtypes.remember(key, dtype, found)
 
     def to_numpy(self, x: Any) -> np.ndarray[Any, Any]:
         """A NumPy array with ``x``'s values (copied to the host if needed)."""
@@ -213,18 +182,11 @@ class Backend:
     def short_eye(
         self, shape: Shape, k: Any, dtype: Any, like: Any, device: Any, out: Any
     ) -> Any:
-        """A call built at once where the gate lets it through (a backend
-        runs it first: ``eyelike._validate.gate.admit`` of ``shape`` and
-        ``k``, as given; torch's, while Dynamo traces, `admit_traced`); or
-        None for the pipeline. The rest is the caller's own, unchecked: from `eye`,
-        ``like`` None and ``device`` the caller's; from `eye_like`, ``like``
-        its ``x`` (whose shape `_short_shape` gave) and ``dtype`` defaulting
-        to ``x.dtype``. ``out`` is None unless `_short_out` is True; then it
-        is the caller's (from `eye_like`, of any type), and ``dtype`` None
-        means ``out``'s. A backend answers only its own rules (dtype, device,
-        ``out``, a per-matrix ``k``'s type) and builds exactly what the
-        pipeline would, where none could fail (``tests/api/test_short_path.py``
-        compares the two). By default it declines."""
+        """A call built at once, exactly as the pipeline would, where the gate
+        (``_validate.gate.admit``, run first) lets it through; else None (by
+        default). The arguments are the caller's own, unchecked: from
+        `eye_like`, ``like`` is ``x`` (shape: `_short_shape`) and ``dtype``
+        defaults to ``x.dtype``; ``out`` is None unless `_short_out`."""
         return None
 
     def eye(self, build: Build) -> Any:
@@ -234,19 +196,16 @@ class Backend:
     # ------------------------------------------- hooks that are methods
 
     def _short_shape(self, x: Any) -> Shape | None:
-        """``x``'s shape where `short_eye` may build ``eye_like(x)`` (``x`` of
-        a type whose rules it knows); else None, for the pipeline."""
+        """``x``'s shape where `short_eye` may build ``eye_like(x)``, else None."""
         return None
 
     def _dtype_table(self, device: Any) -> dict[str, Any]:
-        """Name -> dtype object, for the dtypes offered on ``device`` (read by
-        `dtype` once per spelling, where `_numpy_dtypes` is False)."""
+        """Name -> dtype object, for the dtypes offered on ``device``."""
         info = self._xp.__array_namespace_info__()
         return dict(info.dtypes(device=device, kind=("bool", "numeric")))
 
     def _index_dtype(self, device: Any) -> Any:
-        """The index dtype on ``device``: a per-matrix ``k`` is clamped into it
-        (`_clamp`), and bounds it where the sizes are symbolic."""
+        """The index dtype on ``device``, into which `_clamp` clamps ``k``."""
         info = namespace_info(self._xp)
         if info is None:  # (the standard's default where it has one)
             return getattr(self._xp, "int64", None) or self._xp.int32
@@ -259,11 +218,9 @@ class Backend:
 
     def _clamp(self, k: Any, n_rows: int, n_cols: int, device: Any) -> Any:
         """An integer array ``k`` of this library (checked) moved to the
-        result's ``device`` (None: the default; the one policy for a ``k``
-        on another device), then `clamp`-ed in the index type. By default
-        moved by the standard's ``asarray(k, device=)`` where the namespace
-        tells its devices apart (not ``to_device``: array-api-strict's
-        before 2.4 fails on NumPy 1)."""
+        result's ``device`` (the one policy for a ``k`` elsewhere), then
+        `clamp`-ed. By default by ``asarray(k, device=)`` (``to_device`` of
+        array-api-strict before 2.4 fails on NumPy 1)."""
         info = namespace_info(self._xp)
         if info is not None:
             want = info.default_device() if device is None else device
@@ -276,12 +233,10 @@ class Backend:
     def _held_bytes(
         self, of: Any, shape: tuple[int, ...], nbytes: int, device: Any
     ) -> int:
-        """The bytes of an output of ``nbytes`` (of ``shape``, on ``device``,
-        like ``of``: the ``out`` or ``x``, or None) that this process's main
-        memory must hold (asked of an output larger than it): none where it
-        is allocated elsewhere (a device's memory) or only traced (a shape
-        traced allocates nothing); all, or this process's part of an array
-        distributed over processes."""
+        """How many of an output's ``nbytes`` (of ``shape`` on ``device``, like
+        ``of``: the ``out`` or ``x``, or None) this process's main memory
+        must hold (asked where they exceed it): none where it is allocated
+        elsewhere or only traced; else all, or this process's part."""
         return nbytes if self._host_memory else 0
 
     def _check_empty(self, shape: tuple[int, ...], itemsize: int, device: Any) -> None:
@@ -297,11 +252,9 @@ class Backend:
         return None
 
     def _check_unnested(self, shape: tuple[int, ...], strides: tuple[int, ...]) -> None:
-        """Refuse an ``out`` whose strides do not nest (asked of such an out
-        of the right shape and dtype) where its elements cannot be compared
-        one by one here, saying why. By default they can (NumPy)."""
+        """Refuse an ``out`` whose strides do not nest where its elements
+        cannot be compared one by one here, saying why (by default they can)."""
 
     def _same_device(self, have: Any, want: Any) -> bool:
-        """Whether an ``out`` on device ``have`` is on the device ``want``
-        (the caller's, checked) asked for."""
+        """Whether an ``out`` on device ``have`` is on the device ``want``."""
         return bool(have == want)

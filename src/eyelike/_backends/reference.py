@@ -1,17 +1,9 @@
-"""The reference build: an eye on any Array API namespace, from what it has,
-written without in-place writes so that it runs on any (the generic
-backend's, array-api-strict's, and JAX's index check).
-
-What a namespace needs (the README lists it): ``eye``, ``zeros``,
-``broadcast_to`` and ``asarray`` for one offset; for one offset per matrix,
-``arange``, ``astype`` and ``==`` (the mask ``col - row == k``), or, given
-``k`` as host values, ``stack`` and ``reshape`` (the eyes of its distinct
-offsets, stacked: a sparse namespace has no ``arange``); item assignment
-(``out[...] = ...``) for ``out=``. Each is decided by its presence before
-anything is built; what is missing is named in a ``TypeError``, and a
-function that is there but fails on the standard's call is named in a
-``RuntimeError`` chained to its own. Optional keywords (``device=``) are
-passed only where the caller gave them.
+"""The reference build: an eye on any Array API namespace, from what it has
+(``docs/internals.rst``, "Adding a backend", lists it), written without
+in-place writes so that it runs on any: the generic backend's,
+array-api-strict's, and JAX's index check. What is missing is named, before
+anything is built, in a ``TypeError``; a function that fails on the
+standard's call, in a ``RuntimeError`` chained to its own.
 """
 
 from __future__ import annotations
@@ -78,37 +70,11 @@ def needs(
     xp: Any, shape: tuple[Any, ...], k: Any, out: Any, lazy: bool = False
 ) -> None:
     """Refuse, before anything is built, a call that needs what ``xp`` lacks:
-    each function the build of ``shape`` and ``k`` calls (`_build`, or
-    `unknown_batch` where ``lazy``), a per-matrix ``k`` with neither
-    ``arange`` nor (for host values) ``stack`` and ``reshape``, an ``out``
-    with no item assignment."""
-    if out is not None and not hasattr(type(out), "__setitem__"):
-        msg = (
-            f"out: {xp.__name__} arrays have no item assignment, so out "
-            f"cannot be filled in place; take the result instead"
-        )
-        raise TypeError(msg)
-    masked = not isinstance(k, int) and hasattr(xp, "arange")
-    if not (isinstance(k, int) or masked):
-        if lazy:  # (a batch not known yet takes the mask: no eyes stacked)
-            msg = (
-                f"k: {xp.__name__} has no arange to build a mask from k, for "
-                f"an x whose batch sizes are not known yet; give one int k"
-            )
-            raise TypeError(msg)
-        if not isinstance(k, np.ndarray):
-            msg = (
-                f"k: {xp.__name__} has no arange to build a mask from k, a "
-                f"{xp.__name__} array; give k as a Python sequence or NumPy array"
-            )
-            raise TypeError(msg)
-        lacking = [f for f in ("stack", "reshape") if not hasattr(xp, f)]
-        if lacking:
-            msg = (
-                f"k: one offset per matrix needs {xp.__name__}.arange, or "
-                f"{' and '.join(lacking)}, which it lacks; give one int k"
-            )
-            raise TypeError(msg)
+    item assignment for an ``out``; for a per-matrix ``k``, ``arange`` or
+    (for host values) ``stack`` and ``reshape``; each function the build of
+    ``shape`` and ``k`` calls (`_build`, or `unknown_batch` where ``lazy``)."""
+    name, one = xp.__name__, isinstance(k, int)
+    masked = not one and hasattr(xp, "arange")
     mask_calls = ("arange", "asarray", "astype")
     if lazy:
         wanted: tuple[str, ...] = ("zeros_like", *(mask_calls if masked else ("eye",)))
@@ -116,17 +82,40 @@ def needs(
         wanted = ("zeros",)
     elif masked:
         wanted = (*mask_calls, "iinfo", "broadcast_to")
-    elif not isinstance(k, int):
+    elif not one:
         wanted = ("eye", "stack", "reshape")
     else:
         wanted = ("eye",) if len(shape) == 2 else ("eye", "broadcast_to", "asarray")
+    stacks = [f for f in ("stack", "reshape") if not hasattr(xp, f)]
     lacking = [f for f in wanted if not hasattr(xp, f)]
-    if lacking:
+    if out is not None and not hasattr(type(out), "__setitem__"):
         msg = (
-            f"{xp.__name__} has no {' or '.join(lacking)}, which eyelike needs "
-            f"to build this eye"
+            f"out: {name} arrays have no item assignment, so out "
+            f"cannot be filled in place; take the result instead"
         )
-        raise TypeError(msg)
+    elif not (one or masked) and lazy:  # (a batch not known yet: no stacking)
+        msg = (
+            f"k: {name} has no arange to build a mask from k, for "
+            f"an x whose batch sizes are not known yet; give one int k"
+        )
+    elif not (one or masked or isinstance(k, np.ndarray)):
+        msg = (
+            f"k: {name} has no arange to build a mask from k, a "
+            f"{name} array; give k as a Python sequence or NumPy array"
+        )
+    elif not (one or masked) and stacks:
+        msg = (
+            f"k: one offset per matrix needs {name}.arange, or "
+            f"{' and '.join(stacks)}, which it lacks; give one int k"
+        )
+    elif lacking:
+        msg = (
+            f"{name} has no {' or '.join(lacking)}, which eyelike needs to "
+            f"build this eye"
+        )
+    else:
+        return
+    raise TypeError(msg)
 
 
 def array_api_eye(
@@ -137,17 +126,9 @@ def array_api_eye(
     device: Any,
     out: Any | None,
 ) -> Any:
-    """The reference implementation, on any Array API namespace ``xp``.
-
-    Written without in-place writes, so it runs on any namespace: one
-    offset takes the namespace's own ``eye``, copied over the batch; one
-    offset per matrix the mask ``col - row == k``, built once per matrix
-    shape and broadcast over the batch, then cast to the requested dtype
-    (or, without ``arange``, the eyes of ``k``'s distinct offsets, stacked
-    per matrix). ``k`` is a Python int or an integer array (of ``xp``, or NumPy's
-    host values), already clamped into ``[-n_rows, n_cols]`` so it fits the
-    namespace's index dtype.
-    """
+    """The eye of ``shape`` on any Array API namespace ``xp`` (``k``: an int,
+    or an integer array of ``xp`` or NumPy's, clamped), or ``out`` filled
+    with it by one item assignment, never half-written."""
     needs(xp, shape, k, out)
     result = _build(xp, _Named(xp), shape, k, dtype, on(device))
     if out is None:
@@ -170,8 +151,10 @@ def _build(
     dtype: Any,
     where: dict[str, Any],
 ) -> Any:
-    """A fresh eye of ``shape`` (see `array_api_eye`), by the functions of
-    ``xp`` (``raw``, each failure named)."""
+    """A fresh eye of ``shape`` by the functions of ``xp`` (``raw``, each
+    failure named): ``eye`` copied over the batch for one offset; for one
+    per matrix the mask, broadcast and cast, or without ``arange`` the eyes
+    of ``k``'s distinct offsets, stacked."""
     if math.prod(shape) == 0:  # nothing to write: no (R, C) scratch either
         return xp.zeros(shape, dtype=dtype, **where)
     n_rows, n_cols = shape[-2:]

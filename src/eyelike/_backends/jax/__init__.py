@@ -80,7 +80,7 @@ class JaxBackend(Backend):
 
         # 64-bit types come and go with this flag.
         x64 = bool(jax.config.read("jax_enable_x64"))  # type: ignore[no-untyped-call, unused-ignore]
-        return self._table_dtype((self, device, x64), dtype, device)
+        return self._from_table(dtype, device, (self, device, x64))
 
     def _dtype_table(self, device: Any) -> dict[str, Any]:
         # (JAX's inspection API takes a sharding as well as a device.)
