@@ -1,16 +1,19 @@
 """The public front end: `eye` here, `eye_like` in ``_core_like``. Each
 finds its backend (of ``xp``, ``out`` or ``x``) in the registry, once;
 offers the call to its short path (`Backend.short_eye`, behind the gate);
-and sends every other, with that backend, through ``_pipeline``.
+and else reads its own arguments, each once, and hands them with that
+backend to the steps both share (`_pipeline.build`).
 """
 
 from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any, SupportsIndex, overload
 
-from ._backends import DEFAULT, backend_of_array, backend_of_namespace
-from ._pipeline import eye as _pipeline_eye
+from ._backends import DEFAULT, backend_of_array, backend_of_namespace, same_library
+from ._pipeline import build
+from ._validate.integers import batch_shape as read_batch_shape
 from ._validate.integers import dimension
+from ._validate.text import show
 
 if TYPE_CHECKING:  # the types of the overloads (the rules: in _typing)
     import numpy as np
@@ -285,23 +288,25 @@ def eye(
                 n_cols = dimension(n_cols, "n_cols")
         batch = batch_shape
         if type(batch) is int:
-            batch = (batch,)  # (the pipeline reads the caller's own)
+            batch = (batch,)  # (the general path reads the caller's own)
         if type(batch) is tuple:
             cols = n_rows if n_cols is None else n_cols
             shape = (*batch, n_rows, cols) if batch else (n_rows, cols)
             short = backend.short_eye(shape, k, dtype, None, device, out)
             if short is not None:
                 return short
-    return _pipeline_eye(
-        backend,
-        n_rows=n_rows,
-        n_cols=n_cols,
-        k=k,
-        batch_shape=batch_shape,
-        dtype=dtype,
-        device=device,
-        xp=xp,
-        out=out,
-        chunks=chunks,
-        order=order,
-    )
+    # The general path: each argument read once (the rest: `_pipeline.build`).
+    if out is not None:
+        if xp is not None and not same_library(backend_of_namespace(xp), backend):
+            msg = f"out is a {backend.name} array but xp={show(xp)} was asked for"
+            raise TypeError(msg)
+        if dtype is None:
+            dtype = out.dtype
+        if device is None:
+            device = backend.device_of(out)
+    rows = dimension(n_rows, "n_rows")
+    cols = rows if n_cols is None else dimension(n_cols, "n_cols")
+    shape = (*read_batch_shape(batch_shape), rows, cols)
+    if device is not None:
+        device = backend.device(device)
+    return build(backend, shape, k, dtype, device, out, chunks=chunks, order=order)

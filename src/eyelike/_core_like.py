@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any, overload
 
-from ._backends import backend_of_array
-from ._pipeline import eye_like as _pipeline_eye_like
+from ._backends import backend_of_array, same_library
+from ._pipeline import build
 
 if TYPE_CHECKING:  # the types of the overloads (the rules: in _typing)
     import numpy as np
@@ -98,4 +98,17 @@ def eye_like(x: Any, /, *, k: Any = 0, dtype: Any = None, out: Any = None) -> An
             short = backend.short_eye(shape, k, want, x, None, out)
             if short is not None:
                 return short
-    return _pipeline_eye_like(backend, x=x, k=k, dtype=dtype, out=out)
+    # The general path: each argument read once (the rest: `_pipeline.build`).
+    shape = backend.shape_of(x, "x")
+    if len(shape) < 2:
+        msg = (
+            f"x must have rank >= 2 (batch dims, rows, cols); got shape {tuple(shape)}"
+        )
+        raise ValueError(msg)
+    shape = tuple(shape)  # a plain tuple in messages (torch's is a torch.Size)
+    if out is not None and not same_library(backend_of_array(out, "out"), backend):
+        msg = f"out must be a {backend.name} array like x; got {type(out).__name__}"
+        raise TypeError(msg)
+    if dtype is None:
+        dtype = x.dtype if out is None else out.dtype
+    return build(backend, shape, k, dtype, backend.device_of(x), out, like=x)

@@ -1,90 +1,29 @@
 """The general path of `eye` and `eye_like`: every call that the gate
-(``_validate.gate``) or the short path (`Backend.short_eye`) declines comes
-here with its backend, found once by the front end, through the same steps
-in the same order: the counts, batch shape and device (`eye`), or ``x``'s
-shape (`eye_like`); the keywords the library may not take; the dtype; ``k``
-(`_offsets`), after which a fresh result is offered to the short path
-again; the size (`_check_size`); ``out`` (`_check_out`); then
-`Backend.eye`, with every answer in one `Build`. Each question about an
-argument is asked of the backend once, and nothing here knows which
-library it is talking to.
+(``_validate.gate``) or the short path (`Backend.short_eye`) declines
+comes, its own arguments read by its entry point, to `build` with its
+backend, through the same steps in the same order: the keywords the library
+may not take; the dtype; ``k`` (`_offsets`), after which a fresh result is
+offered to the short path again; the size (`_check_size`); ``out``
+(`_check_out`); then `Backend.eye`, with every answer in one `Build`. Each
+question about an argument is asked of the backend once, and nothing here
+knows which library it is talking to.
 """
 
 from __future__ import annotations
 
 from typing import Any
 
-from ._backends import (
-    BACKENDS,
-    DEFAULT,
-    backend_of_array,
-    backend_of_namespace,
-    same_library,
-)
+from ._backends import BACKENDS, DEFAULT, backend_of_array, same_library
 from ._backends._base import Backend, Build
 from ._validate import offsets as _k
 from ._validate import out as _out
 from ._validate import size as _size
-from ._validate.integers import batch_shape as _batch_shape
-from ._validate.integers import dimension
 from ._validate.text import show
 
-__all__ = ["eye", "eye_like"]
+__all__ = ["build"]
 
 
-def eye(
-    backend: Backend,
-    *,
-    n_rows: Any,
-    n_cols: Any,
-    k: Any,
-    batch_shape: Any,
-    dtype: Any,
-    device: Any,
-    xp: Any,
-    out: Any,
-    chunks: Any,
-    order: Any,
-) -> Any:
-    """`eye` for every input, of ``backend`` (``out``'s where given, else
-    ``xp``'s): check each argument once, then build."""
-    if out is not None:
-        if xp is not None and not same_library(backend_of_namespace(xp), backend):
-            msg = f"out is a {backend.name} array but xp={show(xp)} was asked for"
-            raise TypeError(msg)
-        if dtype is None:
-            dtype = out.dtype
-        if device is None:
-            device = backend.device_of(out)
-    rows = dimension(n_rows, "n_rows")
-    cols = rows if n_cols is None else dimension(n_cols, "n_cols")
-    batch = _batch_shape(batch_shape)
-    if device is not None:
-        device = backend.device(device)
-    shape = (*batch, rows, cols)
-    return _build(backend, shape, k, dtype, device, out, chunks=chunks, order=order)
-
-
-def eye_like(backend: Backend, *, x: Any, k: Any, dtype: Any, out: Any) -> Any:
-    """`eye_like` for every input, of ``backend`` (``x``'s): check each
-    argument once, then build."""
-    shape = backend.shape_of(x, "x")
-    if len(shape) < 2:
-        msg = (
-            f"x must have rank >= 2 (batch dims, rows, cols); got shape {tuple(shape)}"
-        )
-        raise ValueError(msg)
-    shape = tuple(shape)  # a plain tuple in messages (torch's is a torch.Size)
-    if out is not None and not same_library(backend_of_array(out, "out"), backend):
-        msg = f"out must be a {backend.name} array like x; got {type(out).__name__}"
-        raise TypeError(msg)
-    if dtype is None:
-        dtype = x.dtype if out is None else out.dtype
-    device = backend.device_of(x)
-    return _build(backend, shape, k, dtype, device, out, like=x)
-
-
-def _build(
+def build(
     backend: Backend,
     shape: tuple[int, ...],
     k: Any,
@@ -96,7 +35,9 @@ def _build(
     order: Any = None,
     like: Any = None,
 ) -> Any:
-    """The steps both entry points share, then the build."""
+    """A call whose own arguments its entry point read (``shape``, ``out``,
+    ``device``: checked; ``dtype``: defaulted to ``out``'s or ``x``'s)
+    through the steps both share, then built."""
     if chunks is not None and "chunks" not in backend.takes:
         which = " and ".join(n.capitalize() for n in _taking("chunks"))
         msg = (
