@@ -12,6 +12,7 @@ from .._validate.gate import admit
 from .._validate.text import show
 from ._base import Shape, namespace_info
 from .generic import GenericBackend
+from .reference import on, scalar_k
 
 __all__ = ["ArrayApiStrictBackend"]
 
@@ -34,25 +35,23 @@ class ArrayApiStrictBackend(GenericBackend):
     def dtype(self, dtype: Any, device: Any) -> tuple[Any, int]:
         # Its own rule, which its users rely on to catch non-portable code:
         # Python's built-in types are no dtypes of the standard.
-        for python_type, name in _PYTHON_TYPES:
-            if dtype is python_type:
-                msg = (
-                    f"dtype {python_type.__name__}: array_api_strict takes no "
-                    f"Python type as a dtype (the standard has none); use "
-                    f"array_api_strict.{name} or the name {name!r}"
-                )
-                raise DTypeError(msg)
+        name = _PYTHON_TYPES.get(dtype) if isinstance(dtype, type) else None
+        if name is not None:
+            msg = (
+                f"dtype {dtype.__name__}: array_api_strict takes no "
+                f"Python type as a dtype (the standard has none); use "
+                f"array_api_strict.{name} or the name {name!r}"
+            )
+            raise DTypeError(msg)
         return super().dtype(dtype, device)
 
     def short_eye(
         self, shape: Shape, k: Any, dtype: Any, like: Any, device: Any, out: Any
     ) -> Any:
-        # array_api_strict.eye costs ~6 us, against the general path's ~3-9
-        # us more: a call the gate lets through, with an int k (no per-matrix
-        # short path here), one of its own dtypes (or None) on its default
-        # device passes every check made there. Built as there: the matrix,
-        # copied over the batch. (``like`` and ``out`` are always None
-        # here: no `_short_shape`, and `_short_out` is False.)
+        # array_api_strict.eye costs ~6 us, the general path ~3-9 us more: a
+        # call the gate lets through, with an int k, one of its own dtypes
+        # (or None) on its default device passes every check made there.
+        # (``like`` and ``out`` are None: no `_short_shape`, no `_short_out`.)
         k = admit(shape, k)
         if type(k) is not int:  # (None: the gate's no)
             return None
@@ -62,11 +61,7 @@ class ArrayApiStrictBackend(GenericBackend):
             and (device is None or (type(device) is plain[2] and device == plain[3]))
         ):
             return None
-        xp = self._xp
-        matrix = xp.eye(shape[-2], shape[-1], k=k, dtype=dtype, device=device)
-        if len(shape) == 2:
-            return matrix
-        return xp.asarray(xp.broadcast_to(matrix, shape), copy=True)
+        return scalar_k(self._xp, shape, k, dtype, on(device))
 
     @functools.cached_property
     def _plain(self) -> tuple[Any, ...]:
@@ -90,9 +85,4 @@ class ArrayApiStrictBackend(GenericBackend):
 
 
 # Python's types, and the standard dtype each stands for elsewhere.
-_PYTHON_TYPES = (
-    (bool, "bool"),
-    (int, "int64"),
-    (float, "float64"),
-    (complex, "complex128"),
-)
+_PYTHON_TYPES = {bool: "bool", int: "int64", float: "float64", complex: "complex128"}

@@ -38,9 +38,8 @@ class GenericBackend(Backend):
         return getattr(x, "device", None)
 
     def shape_of(self, x: Any, name: str) -> tuple[int, ...]:
-        # A lazy namespace may not know a size yet (None, as the standard
-        # allows): a batch size its engine will know, or a k's. The matrix's
-        # must be known, to build its rows and columns.
+        # A lazy namespace may not know a size yet (None): a batch size or a
+        # k's, but the matrix's must be known, to build its rows and columns.
         shape = tuple(x.shape)
         if None not in shape or (
             name == "x" and len(shape) >= 2 and None in shape[-2:]
@@ -56,10 +55,9 @@ class GenericBackend(Backend):
         )
 
     def _own_k(self, k: Any) -> Any:
-        # Without arange no mask can be built from a k array of the
-        # namespace: its values, read on the host, build each offset's eye
-        # (pydata sparse's k). A lazy one has none to read: refused at the
-        # build, naming what is missing.
+        # Without arange no mask can be built: a k array's values, read on
+        # the host, build each offset's eye (pydata sparse's). A lazy k has
+        # none to read: refused at the build, naming what is missing.
         if hasattr(self._xp, "arange") or isinstance(k, (int, np.ndarray)):
             return k
         if hasattr(k, "shape") and self._kind(None) != "other":
@@ -67,9 +65,8 @@ class GenericBackend(Backend):
         return k
 
     def to_numpy(self, x: Any) -> np.ndarray[Any, Any]:
-        # The standard's exchange first (dense arrays on the host); else the
-        # names sparse and lazy libraries give theirs (pydata sparse's
-        # todense, ndonnx's unwrap_numpy), or NumPy's own conversion.
+        # The standard's exchange (dense arrays on the host); else sparse's
+        # todense, ndonnx's unwrap_numpy, or NumPy's own conversion.
         try:
             return np.from_dlpack(x)
         except (AttributeError, BufferError, RuntimeError, TypeError, ValueError):
@@ -81,10 +78,9 @@ class GenericBackend(Backend):
         return np.asarray(x)
 
     def _dtype_table(self, device: Any) -> dict[str, Any]:
-        # The inspection API's, and on the default device (or any, where no
-        # inspection API tells devices apart) any dtype object the namespace
-        # has by a standard or extra name that it calls numeric (ndonnx has
-        # float16 and does not list it).
+        # The inspection API's, and on the default device (or any, without
+        # one) each dtype the namespace names that it calls numeric (ndonnx
+        # has float16 and does not list it).
         info = namespace_info(self._xp)
         table = {} if info is None else super()._dtype_table(device)
         if device is None or info is None:
@@ -98,9 +94,8 @@ class GenericBackend(Backend):
     def _held_bytes(
         self, of: Any, shape: tuple[int, ...], nbytes: int, device: Any
     ) -> int:
-        # A dense array on the host (its DLPack device is the CPU) by its
-        # size; a sparse one (it counts its stored entries, ``nnz``) by its
-        # ones; any other, lazy or on a device, not at all.
+        # A dense array on the host by its size; a sparse one by its ones;
+        # any other, lazy or on a device, not at all.
         kind = "dense" if self._host_memory else self._kind(device)
         if kind != "sparse":
             return nbytes if kind == "dense" else 0
@@ -110,20 +105,18 @@ class GenericBackend(Backend):
         return ones * (itemsize + _INDEX_BYTES * len(shape))
 
     def _kind(self, device: Any) -> str:
-        """ "dense" (host memory), "sparse", or "other" (lazy, a device's):
-        the namespace's arrays on ``device``, from a one-element probe."""
+        """The namespace's arrays on ``device``, from a one-element probe:
+        "sparse" (it counts its stored entries, ``nnz``), "dense" (its
+        DLPack device is the host's), or "other" (lazy, a device's)."""
         found = self._storage.get(device)
         if found is None:
             probe = self._xp.zeros((1,), **on(device))
-            found = "other"
-            if hasattr(probe, "nnz"):
-                found = "sparse"
-            else:
-                try:
-                    if probe.__dlpack_device__()[0] == _DLPACK_CPU:
-                        found = "dense"
-                except Exception:  # no DLPack, or no values yet (lazy)
-                    found = "other"
+            found = "sparse" if hasattr(probe, "nnz") else "other"
+            try:
+                if found == "other" and probe.__dlpack_device__()[0] == _DLPACK_CPU:
+                    found = "dense"
+            except Exception:  # no DLPack, or no values yet (lazy)
+                pass
             self._storage[device] = found
         return found
 
