@@ -65,13 +65,8 @@ _TORCH_NAMES = TorchBackend.namespaces
 
 
 def backend_of_namespace(xp: Any) -> Backend:
-    """The backend for a caller's ``xp=`` (None: the default, NumPy).
-
-    Raises
-    ------
-    TypeError
-        If ``xp`` is not an array namespace.
-    """
+    """The backend for a caller's ``xp=`` (None: the default, NumPy);
+    TypeError where ``xp`` is no array namespace."""
     if xp is None or xp is np:
         return DEFAULT
     if not isinstance(xp, ModuleType):
@@ -86,9 +81,8 @@ def backend_of_namespace(xp: Any) -> Backend:
     cls = _BY_NAME.get(name)
     if cls is None or sys.modules.get(name) is not xp:
         # Not the library's own module (a vendored array-api-compat, as
-        # scikit-learn's; marray's namespace over torch, whose name ends in
-        # "array_api_compat.torch"): known by the arrays it makes, never by
-        # its name.
+        # scikit-learn's; marray's over torch, named "...array_api_compat.torch"):
+        # known by the arrays it makes, never by its name.
         return _by_arrays(xp)
     found = _INSTANCES.get(cls)
     if found is None:
@@ -127,20 +121,14 @@ def _by_arrays(xp: ModuleType) -> Backend:
 
 
 def same_library(one: Backend, other: Backend) -> bool:
-    """Whether two backends are of one namespace: the same library's (one
-    instance each), or the generic path's of one module (two made for it,
-    by two threads or after another module of its name, are alike)."""
+    """Whether two backends are of one namespace: the same library's, or the
+    generic path's of one module (two may be made for it, by two threads)."""
     return one is other or one._xp is other._xp
 
 
 def backend_of_array(x: Any, name: str = "x") -> Backend:
-    """The backend of an array ``x`` (``name`` is for errors).
-
-    Raises
-    ------
-    TypeError
-        If ``x`` is not an array of an Array API namespace.
-    """
+    """The backend of an array ``x``; TypeError, naming ``name``, where ``x``
+    is no array of an Array API namespace."""
     cls = type(x)
     if cls is _NDARRAY:
         return DEFAULT
