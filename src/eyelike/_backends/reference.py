@@ -15,7 +15,7 @@ import numpy as np
 
 from ._base import Build, namespace_info
 
-__all__ = ["array_api_eye", "check_index_fits", "on", "scalar_k", "unknown_batch"]
+__all__ = ["array_api_eye", "check_index_fits", "mask", "needs", "on", "unknown_batch"]
 
 
 def on(device: Any) -> dict[str, Any]:
@@ -159,7 +159,12 @@ def _build(
         return xp.zeros(shape, dtype=dtype, **where)
     n_rows, n_cols = shape[-2:]
     if isinstance(k, int):
-        return scalar_k(xp, shape, k, dtype, where)
+        # The standard's own eye for one matrix, copied over the batch: the
+        # namespace's idiom, and the fewest calls (each costs on a wrapper).
+        matrix = xp.eye(n_rows, n_cols, k=k, dtype=dtype, **where)
+        if len(shape) == 2:
+            return matrix
+        return xp.asarray(xp.broadcast_to(matrix, shape), copy=True)
     if not hasattr(raw, "arange"):
         # The eye of each distinct offset, gathered by index: no dense
         # scratch where the namespace is sparse.
@@ -179,17 +184,6 @@ def _build(
     # A fresh, writeable array, never a broadcast view: the standard's
     # astype copies unless told copy=False (unsaid: mlx's has no copy=).
     return xp.astype(xp.broadcast_to(hit, shape), dtype)
-
-
-def scalar_k(
-    xp: Any, shape: tuple[int, ...], k: int, dtype: Any, where: dict[str, Any]
-) -> Any:
-    """The eye of ``shape`` for one offset: the namespace's own ``eye``,
-    copied over the batch (its idiom, and the fewest calls)."""
-    matrix = xp.eye(shape[-2], shape[-1], k=k, dtype=dtype, **where)
-    if len(shape) == 2:
-        return matrix
-    return xp.asarray(xp.broadcast_to(matrix, shape), copy=True)
 
 
 def mask(
