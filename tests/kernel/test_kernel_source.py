@@ -477,7 +477,7 @@ def test_cupy_backend_refuses_a_misaligned_out_before_launch(dtype: str) -> None
     of the item size along a dimension longer than one, and lets through
     what is aligned, empty outs, and odd strides on dimensions of one."""
     itemsize = ITEMSIZE[dtype]
-    backend = _cupy.CuPyBackend(types.SimpleNamespace())  # no CuPy needed
+    backend = _cupy.CuPyBackend()  # no CuPy needed: its namespace is read on use
 
     def fake(ptr: int, shape: tuple[int, ...], strides: tuple[int, ...]) -> Any:
         size = int(np.prod(shape))
