@@ -1,9 +1,7 @@
-"""NumPy's builds for one offset per matrix: for `eye` of the NumPy backend
-(`numpy`), and its short path (`short_eye`).
+"""NumPy's builds for one offset per matrix, for the NumPy backend's one
+build (`numpy`), each where it costs least on any machine:
 
-Each where it costs least on any machine:
-
-- a small output (up to `_MASK_ELEMENTS`): NumPy's own idiom, the mask
+- a small output (up to `MASK_ELEMENTS`): NumPy's own idiom, the mask
   ``(c - r) == k`` cast, in four calls (each method below takes more calls
   than such an output costs to write);
 - matrices at most 32 bytes wide: each copied from a table of the matrix
@@ -18,11 +16,7 @@ from typing import Any
 
 import numpy as np
 
-from .._validate.dtypes import numpy_dtype
-from .._validate.gate import admit_offsets
-from .._validate.offsets import clamp_array
-
-__all__ = ["by_table", "fill", "short_eye", "whole"]
+__all__ = ["MASK_ELEMENTS", "by_table", "fill", "whole"]
 
 # Per-matrix offsets: at most this many rows or ones are indexed at a time
 # (a few int64 index arrays of this length: about 16 MiB at most).
@@ -31,41 +25,19 @@ _INDEX_BLOCK = 1 << 18
 # the others (measured side by side on 2 cores, float32, against the mask:
 # the rows' indices 16x16x16 1.13x, 8x32x32 0.80x, 32x32x32 0.51x,
 # 4096x64x64 0.64x; the table 256x3x3 1.2x).
-_MASK_ELEMENTS = 1 << 12
+MASK_ELEMENTS = 1 << 12
 _NDARRAY = np.ndarray
-
-
-def short_eye(shape: tuple[int, ...], k: Any, dtype: Any) -> Any:
-    """`NumPyBackend.short_eye` for one offset per matrix: a NumPy array of
-    a signed integer type (NumPy's rule; unsigned ones the general path
-    clamps first) whose shape the gate admits (`admit_offsets`); the general
-    path's build. Else None."""
-    if (
-        type(k) is not _NDARRAY
-        or k.dtype.kind != "i"
-        or not admit_offsets(shape, k.shape)
-    ):
-        return None
-    dt = numpy_dtype(dtype, "numpy")[0]
-    if math.prod(shape) <= _MASK_ELEMENTS:  # the mask compares: any k will do
-        return whole(k, shape, dt, None)
-    k = clamp_array(k, -shape[-2], shape[-1])
-    if by_table(shape, dt.itemsize):
-        return whole(k, shape, dt, None)
-    a = np.zeros(shape, dt)
-    fill(a, k)
-    return a
 
 
 def whole(k: np.ndarray[Any, Any], shape: tuple[int, ...], dtype: Any, out: Any) -> Any:
     """The output written whole, by the mask or the table where either is
     the cheapest, into a fresh C-contiguous array or a C-contiguous ``out``;
     else None (``k``: clamped into ``[-R, C]`` where the output is larger
-    than `_MASK_ELEMENTS`)."""
+    than `MASK_ELEMENTS`)."""
     elements = math.prod(shape)
     if not elements:  # nothing to write: no arange of a dimension up to 2**63
         return None
-    if elements <= _MASK_ELEMENTS:
+    if elements <= MASK_ELEMENTS:
         n_rows, n_cols = shape[-2], shape[-1]
         # (Array methods and operators: NumPy's functions are Python
         # wrappers, each a call more.)
