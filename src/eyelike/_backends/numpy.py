@@ -26,9 +26,8 @@ import math
 from typing import Any
 
 import numpy as np
-from numpy.lib.stride_tricks import as_strided
 
-from .._validate.dtypes import is_ml_dtype, numpy_dtype
+from .._validate.dtypes import numpy_dtype
 from .._validate.gate import admit, admit_offsets
 from .._validate.offsets import clamp_array
 from . import numpy_per_matrix as _per_matrix
@@ -176,23 +175,13 @@ def _ones(a: np.ndarray[Any, Any], shape: Shape, k: int) -> np.ndarray[Any, Any]
 
 def _strided_diagonal(a: np.ndarray[Any, Any], k: int) -> None:
     """Ones on diagonal ``k`` of every matrix of a zeroed ``a`` of any
-    strides (a non-contiguous ``out``, memory order "F")."""
+    strides (a non-contiguous ``out``, memory order "F"): einsum's view of
+    the diagonal of the square block it starts (writeable, of any dtype;
+    as_strided cannot describe ml_dtypes' types, and costs more)."""
     n_rows, n_cols = a.shape[-2:]
     r0, c0 = (0, k) if k >= 0 else (-k, 0)
-    length = min(n_rows - r0, n_cols - c0)
-    if length <= 0 or a.size == 0:
-        return
-    one: Any = 1
-    if is_ml_dtype(a.dtype):
-        # as_strided cannot describe ml_dtypes' types; write their bits.
-        one = np.array(1, dtype=a.dtype).view(f"u{a.dtype.itemsize}")
-        a = a.view(one.dtype)
-    corner = a[..., r0, c0]
-    as_strided(
-        corner,
-        shape=(*corner.shape, length),
-        strides=(*corner.strides, a.strides[-2] + a.strides[-1]),
-    )[...] = one
+    n = min(n_rows - r0, n_cols - c0)  # (k lies in [-R, C]: never negative)
+    np.einsum("...ii->...i", a[..., r0 : r0 + n, c0 : c0 + n])[...] = 1
 
 
 def _zero(a: np.ndarray[Any, Any]) -> np.ndarray[Any, Any]:
