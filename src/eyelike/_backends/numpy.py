@@ -1,22 +1,15 @@
 """The NumPy backend: the library's rules, and the eye made in host memory.
 
-A fresh output comes from ``np.zeros`` (calloc: fresh pages arrive zeroed
-from the OS, recycled memory is zeroed by calloc itself), so only the
-diagonal is left to write, through one strided view (no Python loop over
-matrices).
-
-An ``out`` must be zeroed first. NumPy's ``fill`` is a plain store loop for
-every type wider than a byte (a one-byte type's is ``memset`` itself),
-while the C library's ``memset`` (through ctypes, which releases the GIL)
-uses the CPU's fast string stores and streams past the caches. Every dtype
-eyelike accepts has zero as all-zero bytes (the one that does not,
-float8_e8m0fnu, is refused up front).
-
-One offset per matrix: `numpy_per_matrix`'s builds.
-
-Nothing else: a template of finished matrices copied over a contiguous
-``out`` for one offset was faster on some machines and slower than NumPy's
-own idiom on others, so it went.
+A fresh output comes from ``np.zeros`` (calloc: fresh pages arrive zeroed),
+so only the diagonal is left to write, through one strided view (no Python
+loop over matrices). An ``out`` is zeroed first, by the C library's
+``memset`` (through ctypes, which releases the GIL): its fast string stores
+stream past the caches, where NumPy's ``fill`` is a plain store loop for
+every type wider than a byte. (Every dtype eyelike accepts has zero as
+all-zero bytes; float8_e8m0fnu has not, and is refused up front.) One
+offset per matrix: `numpy_per_matrix`. A template of finished matrices
+copied over an ``out`` went: faster than NumPy's own idiom on some
+machines, slower on others.
 """
 
 from __future__ import annotations
