@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import ctypes
 import math
-from typing import Any
+from typing import Any, Literal
 
 import numpy as np
 
@@ -118,18 +118,18 @@ class NumPyBackend(Backend):
 def eye(build: Build) -> np.ndarray[Any, Any]:
     """Fill ``build.out`` (or a new array of memory ``build.order``) with the
     batched eye: `NumPyBackend.eye`, and each chunk of a Dask array."""
-    k, out = build.k, build.out
+    shape, k, dtype, out = build.shape, build.k, build.dtype, build.out
     if type(k) is not int and (
         build.order == "C" if out is None else out.flags.c_contiguous
     ):
-        whole = _per_matrix.whole(k, build.shape, build.dtype, out)
+        whole: np.ndarray[Any, Any] | None = _per_matrix.whole(k, shape, dtype, out)
         if whole is not None:
             return whole
-    return _fill(build.shape, k, build.dtype, out, build.order)
+    return _fill(shape, k, dtype, out, build.order)
 
 
 def _fill(
-    shape: Shape, k: Any, dtype: Any, out: Any, order: str
+    shape: Shape, k: Any, dtype: Any, out: Any, order: Literal["C", "F"]
 ) -> np.ndarray[Any, Any]:
     """Zeros (or ``out``, zeroed), then the ones of ``k``: `eye` where
     `numpy_per_matrix.whole` does not write the output whole."""
@@ -151,7 +151,7 @@ def _ones(a: np.ndarray[Any, Any], shape: Shape, k: int) -> np.ndarray[Any, Any]
     (``fill``, not an assignment: no scalar array to make and cast)."""
     if len(shape) == 2:  # (one matrix: a dimension fewer to index, ~0.05 us)
         n_rows, n_cols = shape
-        flat = a.reshape(-1)
+        flat: np.ndarray[Any, Any] = a.reshape(-1)
     else:  # (by position, then matrix; "or 1": an empty a, without diagonal)
         n_rows, n_cols = shape[-2:]
         flat = a.reshape(-1, n_rows * n_cols or 1).T

@@ -18,8 +18,8 @@ import numpy as np
 
 __all__ = ["MASK_ELEMENTS", "fill", "whole"]
 
-# Per-matrix offsets: at most this many rows or ones are indexed at a time
-# (a few int64 index arrays of this length: about 16 MiB at most).
+# At most this many rows (`fill`) or matrices (the table) are indexed at a
+# time (a few int64 index arrays of this length: about 16 MiB at most).
 _INDEX_BLOCK = 1 << 18
 # Outputs up to this many elements are NumPy's mask, in fewer calls than
 # the others (measured side by side on 2 cores, float32, against the mask:
@@ -43,12 +43,11 @@ def whole(k: np.ndarray[Any, Any], shape: tuple[int, ...], dtype: Any, out: Any)
         max(n_rows, n_cols) * dtype.itemsize > 32
         or (n_rows + n_cols + 1) * n_rows * n_cols > elements
     ):
-        # Not the table (a matrix's longest side over 32 bytes, or a table
-        # larger than the output). Why the table wins where it is taken, on
-        # every machine: the index method (`fill`) holds five int64 (40
-        # bytes) of scratch per one, at least 40 / 32 of the output's bytes
-        # here, in about twenty calls; the table's copy writes the output
-        # once, in about six.
+        # Not the table (a matrix over 32 bytes wide, or a table larger than
+        # the output). Where it is taken it wins on every machine: `fill`
+        # holds 40 bytes of int64 scratch per one, at least 40 / 32 of the
+        # output's bytes here, in about twenty calls; the table's copy
+        # writes the output once, in about six.
         return None
     else:
         diagonals = np.arange(-n_rows, n_cols + 1)  # the table: -R to C
@@ -81,10 +80,10 @@ def whole(k: np.ndarray[Any, Any], shape: tuple[int, ...], dtype: Any, out: Any)
 def fill(a: np.ndarray[Any, Any], k: np.ndarray[Any, Any]) -> None:
     """Write diagonal ``k[b]`` of matrix ``b`` of a zeroed ``a``, for every
     ``b`` at once, by blocks of at most ``_INDEX_BLOCK`` rows (the scratch
-    stays small whatever the batch): no pass per distinct offset. Each
-    row's one is at its flat position ``row * C + r + k`` (C order), those
-    inside the matrix kept: about eight calls a block, where the (matrix,
-    row, column) of each one cost twice as many."""
+    stays small whatever the batch): no pass per distinct offset. Row
+    ``r``'s one is in column ``r + k``, where that is inside the row:
+    written at its flat position where ``a`` is C-contiguous (about eight
+    calls a block), else at its (matrix, row, column)."""
     n_rows, n_cols = a.shape[-2:]
     batch = a.shape[:-2]
     # (np.broadcast_to is a Python wrapper: skipped where k is the batch's.)
