@@ -44,10 +44,9 @@ def whole(k: np.ndarray[Any, Any], shape: tuple[int, ...], dtype: Any, out: Any)
         or (n_rows + n_cols + 1) * n_rows * n_cols > elements
     ):
         # Not the table (a matrix over 32 bytes wide, or a table larger than
-        # the output). Where it is taken it wins on every machine: `fill`
-        # holds 40 bytes of int64 scratch per one, at least 40 / 32 of the
-        # output's bytes here, in about twenty calls; the table's copy
-        # writes the output once, in about six.
+        # the output). Where taken it wins on every machine: `fill` holds 40
+        # bytes of scratch per one (at least 40 / 32 of the output's bytes)
+        # in about twenty calls; the table's copy writes it once, in six.
         return None
     else:
         diagonals = np.arange(-n_rows, n_cols + 1)  # the table: -R to C
