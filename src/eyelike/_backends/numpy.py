@@ -149,7 +149,7 @@ def _ones(a: np.ndarray[Any, Any], shape: Shape, k: int) -> np.ndarray[Any, Any]
     of every matrix: one strided view of the flat matrices, whose stride
     ``n_cols + 1`` steps one row down and one column right, filled
     (``fill``, not an assignment: no scalar array to make and cast)."""
-    one = len(shape) == 2  # (one matrix: a dimension fewer to index, ~0.05 us)
+    one = len(shape) == 2  # (one matrix: a dimension fewer to index)
     if one:
         n_rows, n_cols = shape
     else:
@@ -160,11 +160,11 @@ def _ones(a: np.ndarray[Any, Any], shape: Shape, k: int) -> np.ndarray[Any, Any]
     # (k beyond the matrix, or an empty one) leaves it at or before start.
     rows = n_cols - k  # (min(n_rows, n_cols - k), by a comparison: no call)
     stop = (rows if rows < n_rows else n_rows) * n_cols
-    if start < stop:
+    if start < stop:  # (ravel and [..., diagonal]: the cheapest view, ~0.05 us)
         if one:
-            a.reshape(-1)[start : stop : n_cols + 1].fill(1)
+            a.ravel()[start : stop : n_cols + 1].fill(1)
         else:
-            a.reshape(-1, n_rows * n_cols)[:, start : stop : n_cols + 1].fill(1)
+            a.reshape(-1, n_rows * n_cols)[..., start : stop : n_cols + 1].fill(1)
     return a
 
 
