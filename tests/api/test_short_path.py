@@ -383,6 +383,37 @@ def test_torch_short_path_declines_what_memory_cannot_hold(
 
 
 @needs_torch
+@pytest.mark.parametrize("device", ["meta", torch.device("meta")] if torch else [])
+def test_torch_per_matrix_short_path_declines_a_result_off_the_cpu_unbuilt(
+    device: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Found in review: after the short path's per-matrix build was merged
+    into the general path's, a result off the CPU (a meta or CUDA one) was
+    built by the short path, thrown away (it returns a CPU result only),
+    and built again by the general path. It declines before building now."""
+    from eyelike._backends import torch as torch_backend
+
+    k = torch.arange(8) % 3 - 1
+    calls: list[str] = []
+    real = torch_backend.per_matrix
+
+    def counted(*args: Any) -> Any:
+        calls.append(str(args[4]))
+        return real(*args)
+
+    monkeypatch.setattr(torch_backend, "per_matrix", counted)
+    short = torch_backend.TORCH.short_eye((8, 4, 4), k, None, None, device, None)
+    assert short is None
+    assert calls == []  # declined before any build
+    got = eyelike.eye(4, batch_shape=8, k=k, device=device, xp=torch)
+    assert got.is_meta
+    assert got.shape == (8, 4, 4)
+    # On the CPU the short path does build it.
+    torch_backend.TORCH.short_eye((8, 4, 4), k, None, None, "cpu", None)
+    assert calls == ["cpu"]
+
+
+@needs_torch
 @pytest.mark.parametrize("k", [2**70, -(2**63) - 5, 2**63, 601, -601])
 def test_torch_short_path_offsets_beyond_a_large_matrix(k: int) -> None:
     """Bug (found in review): a larger output took the short path with the

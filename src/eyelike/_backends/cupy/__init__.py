@@ -57,6 +57,8 @@ class CuPyBackend(Backend):
         return check_dtype(dt), itemsize
 
     def _move_k(self, k: Any, device: Any) -> Any:
+        """``k`` on the result's device (None: the current one): `_clamp`'s
+        first step, CuPy's own (the contract has no such hook)."""
         import cupy
 
         target = cupy.cuda.Device() if device is None else device

@@ -304,10 +304,11 @@ class TorchBackend(Backend):
                 else plain_dtype(torch, dtype)
             ):
                 return None
-        # Any device but a torch.device is read by the device rule, as is one
-        # while tracing (which makes a fake tensor on any device) but of the
-        # types that rule takes unasked; eagerly it is checked on what is
-        # made (``device.type`` costs 0.2 us).
+        # Any device but a torch.device is read by the device rule (eagerly,
+        # a name's answer is remembered: the rule's availability checks cost
+        # 0.5-4 us), as is one while tracing (which makes a fake tensor on
+        # any device) but a CPU or meta one; an eager torch.device is checked
+        # on what is made (``device.type`` costs 0.2 us).
         if like is not None:
             # A plain tensor (a subclass's rules are the general path's).
             if (
@@ -319,15 +320,22 @@ class TorchBackend(Backend):
             type(device) is not torch.device
             or (traced and device.type != "cpu" and device.type != "meta")
         ):
-            try:
-                device = self.device(device)
-            except ValueError:
-                return None
+            named = None if traced or type(device) is not str else _NAMED.get(device)
+            if named is None:
+                try:
+                    named = self.device(device)
+                except ValueError:
+                    return None
+                if not traced and type(device) is str and len(_NAMED) < 64:
+                    _NAMED[device] = named
+            device = named
         if not one_k:
             # Torch's rules on a per-matrix k (a plain CPU tensor of a signed
-            # integer type; no fake, no DTensor), for a CPU result.
+            # integer type; no fake, no DTensor), for a CPU result (asked
+            # before building: a result elsewhere is the general path's).
             if (
-                type(k) is not torch.Tensor
+                (device is not None and device.type != "cpu")
+                or type(k) is not torch.Tensor
                 or k.dtype not in (torch.int64, torch.int32, torch.int16, torch.int8)
                 or not k.is_cpu
                 or k.is_nested
@@ -364,3 +372,6 @@ class TorchBackend(Backend):
 
 
 TORCH = TorchBackend()
+# A device name's answer from the device rule, for the short path: the rule
+# runs once per spelling (a device that is usable stays so).
+_NAMED: dict[str, Any] = {}

@@ -112,12 +112,12 @@ def per_matrix(
     torch: Any, shape: tuple[int, ...], k: Any, dtype: Any, device: Any, out: Any
 ) -> Any:
     """One offset per matrix, eagerly, for a ``k`` of a signed integer type
-    that holds values, on the result's device (the short path's: not
-    clamped). A small fresh output: the mask's comparison written straight
-    into it (one kernel: 0.47x the mask and its cast at 32x32x32). Matrices
-    at least `_PUT_COLUMNS` wide in a larger output: zeros, then one write a
-    row at computed indices (a row without a one writes a zero within
-    itself). Else the mask."""
+    that holds values, on the result's device (clamped by the general path;
+    from the short path, as the caller gave it). A small fresh output: the
+    mask's comparison written straight into it (one kernel: 0.47x the mask
+    and its cast at 32x32x32). Matrices at least `_PUT_COLUMNS` wide in a
+    larger output: zeros, then one write a row at computed indices (a row
+    without a one writes a zero within itself). Else the mask."""
     n_rows, n_cols = shape[-2], shape[-1]
     small = math.prod(shape) <= _MASK_ELEMENTS
     if small and out is None:
