@@ -24,6 +24,7 @@ import numpy as np
 from . import __version__
 from . import _backends as _registry
 from . import _cli_write as _write
+from ._backends._base import namespace_info
 from ._core import eye
 from ._validate.dtypes import dtype_name
 
@@ -203,8 +204,8 @@ def _named_device(xp: Any, backend: str, text: str | None) -> Any:
         return None
     if backend == "cupy" and text.isdigit():
         return int(text)
-    info = getattr(xp, "__array_namespace_info__", None)
-    for device in info().devices() if callable(info) else []:
+    info = namespace_info(xp)
+    for device in info.devices() if info is not None else []:
         if text in (str(device), repr(device)) or repr(device).endswith(f"({text!r})"):
             return device
     return text
