@@ -4,7 +4,9 @@ kernel's index type, contiguous), the kernel with every ``k`` equal, the
 pass over ``k`` before it (the backend's ``_clamp``), and ``cupy.zeros``
 (the memory's limit for the output alone); and the host's time per call. CUDA events
 around 20 back-to-back calls, the median of 9 rounds, per case. Each
-output is checked against the rule before it is timed.
+output is checked against the rule before it is timed. Last, where the
+host's time of one per-matrix call goes: cProfile over 200 calls, the top
+25 functions by cumulative time.
 
 Run where CuPy has a GPU: ``python scripts/probe_per_matrix.py``.
 Development tool, not a benchmark (``python -m benchmarks`` is).
@@ -12,6 +14,8 @@ Development tool, not a benchmark (``python -m benchmarks`` is).
 
 from __future__ import annotations
 
+import cProfile
+import pstats
 import statistics
 import sys
 import time
@@ -129,6 +133,29 @@ def run_case(batch: int, n_rows: int, n_cols: int, dtype: str, rule: Any) -> Non
     )
 
 
+def profile_host(batch: int, n_rows: int, n_cols: int, dtype: str, rule: Any) -> None:
+    """cProfile over 200 per-matrix calls of ``eyelike.eye`` (k: CuPy int64),
+    the top 25 by cumulative time: where a call's host time goes."""
+    k64 = rule(cupy.arange(batch, dtype=cupy.int64))
+
+    def call() -> Any:
+        return eyelike.eye(
+            n_rows, n_cols, batch_shape=batch, k=k64, dtype=dtype, xp=cupy
+        )
+
+    for _ in range(20):  # warm: kernels compiled, caches filled
+        call()
+    cupy.cuda.Device().synchronize()
+    profiler = cProfile.Profile()
+    profiler.enable()
+    for _ in range(200):
+        call()
+    profiler.disable()
+    cupy.cuda.Device().synchronize()
+    print(f"\nhost profile: 200 calls, {batch}x{n_rows}x{n_cols} {dtype}")
+    pstats.Stats(profiler, stream=sys.stdout).sort_stats("cumulative").print_stats(25)
+
+
 def main() -> None:
     name = cupy.cuda.runtime.getDeviceProperties(0)["name"].decode()
     print(f"cupy {cupy.__version__}, {name}")
@@ -136,6 +163,7 @@ def main() -> None:
     for case in CASES:
         run_case(*case)
         cupy.get_default_memory_pool().free_all_blocks()
+    profile_host(*CASES[0])
 
 
 if __name__ == "__main__":

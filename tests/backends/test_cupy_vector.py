@@ -188,6 +188,35 @@ def test_per_matrix_k_over_small_matrices(cp: Any, dtype: str) -> None:
             assert (rest == np.array(SENTINEL, dtype=dt)).all(), (b, j)
 
 
+K_DTYPES = ["int8", "int16", "int32", "int64", "uint8", "uint16", "uint32", "uint64"]
+
+
+@pytest.mark.parametrize("kind", K_DTYPES)
+def test_per_matrix_k_of_every_dtype_and_extreme_matches_numpy(
+    cp: Any, kind: str
+) -> None:
+    """Bug: a per-matrix k whose clamp wraps (a uint64 above 2**63 read as
+    negative, int64's minimum negated, int8's -128 widened wrongly) moves or
+    loses ones. Each integer dtype's extremes and values around the
+    matrix's bounds, over matrices under and over one chunk, through `eye`
+    on the element path and (4096 matrices, where that is 256 KiB or more)
+    the vector path, against eyelike on NumPy with the same k."""
+    info = np.iinfo(kind)
+    wanted = {0, 1, -1, 2, -2, 3, -3, 4, -4, 5, 6, -6, 100, -100}
+    wanted |= {int(info.min), int(info.max), int(info.min) + 1, int(info.max) - 1}
+    ks = np.array(sorted(v for v in wanted if info.min <= v <= info.max), dtype=kind)
+    for n_rows, n_cols in [(3, 5), (2, 2), (9, 9)]:
+        for batch in (len(ks), 4096):  # the element path, the vector one
+            k = np.resize(ks, batch)
+            for dtype in ("uint8", "float64"):
+                want = eyelike.eye(n_rows, n_cols, k=k, batch_shape=batch, dtype=dtype)
+                got = eyelike.eye(
+                    n_rows, n_cols, k=cp.asarray(k), batch_shape=batch,
+                    dtype=dtype, xp=cp,
+                )  # fmt: skip
+                np.testing.assert_array_equal(got.get(), want, err_msg=str(k.shape))
+
+
 @pytest.mark.parametrize("dtype", DTYPES)
 def test_misaligned_out_is_refused_before_launch(cp: Any, dtype: str) -> None:
     """Bug: a C-contiguous out whose address is not a multiple of its item
