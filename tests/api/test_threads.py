@@ -263,9 +263,9 @@ def test_sixteen_threads_mixed_backends() -> None:
 @pytest.mark.skipif(not HAS_GPU, reason=GPU_REASON)
 def test_sixteen_threads_with_cupy() -> None:  # pragma: no cover - needs a GPU
     cp = pytest.importorskip("cupy")
-    from eyelike._backends.cupy import kernels as cupy_kernels
+    from eyelike._backends import cupy as cupy_backend
 
-    cupy_kernels.kernel.cache_clear()
+    cupy_backend.kernel.cache_clear()
     tasks = [
         *_np_tasks()[:4],
         Task(
@@ -283,4 +283,4 @@ def test_sixteen_threads_with_cupy() -> None:  # pragma: no cover - needs a GPU
         ),
     ]
     _run_concurrently(tasks)
-    assert cupy_kernels.kernel.cache_info().currsize <= 4
+    assert cupy_backend.kernel.cache_info().currsize <= 4

@@ -243,9 +243,9 @@ def test_beyond_2_31_elements(cp: Any) -> None:
 
 
 def test_kernel_cache_built_once_under_threads(cp: Any) -> None:
-    from eyelike._backends.cupy import kernels as cupy_kernels
+    from eyelike._backends import cupy as cupy_backend
 
-    cupy_kernels.kernel.cache_clear()
+    cupy_backend.kernel.cache_clear()
     errors: list[BaseException] = []
 
     def work() -> None:
@@ -262,4 +262,4 @@ def test_kernel_cache_built_once_under_threads(cp: Any) -> None:
     for t in threads:
         t.join()
     assert not errors
-    assert cupy_kernels.kernel.cache_info().currsize == 1
+    assert cupy_backend.kernel.cache_info().currsize == 1

@@ -25,8 +25,6 @@ from helpers.kernel_build import DTYPES
 
 import eyelike
 from eyelike._backends import cupy as cupy_backend
-from eyelike._backends.cupy import constants as consts
-from eyelike._backends.cupy import kernels as cupy_kernels
 from eyelike._backends.cupy import planning as cupy_plan
 
 pytestmark = [pytest.mark.gpu, pytest.mark.skipif(not HAS_GPU, reason=GPU_REASON)]
@@ -171,7 +169,7 @@ def test_per_matrix_k_over_small_matrices(cp: Any, dtype: str) -> None:
     dt = _dtype(dtype)
     rng = np.random.default_rng(7)
     for b, n_rows, n_cols in SMALL_SHAPES:
-        if n_rows * n_cols * dt.itemsize >= consts.CHUNK_BYTES:
+        if n_rows * n_cols * dt.itemsize >= cupy_plan.CHUNK_BYTES:
             continue
         size = b * n_rows * n_cols
         ks = rng.integers(-n_rows, n_cols + 1, size=b)
@@ -302,7 +300,7 @@ def test_kernel_cache_one_entry_per_path(cp: Any) -> None:
     """Bug: a kernel object built per call (recompiling, or growing the
     cache) instead of one per k mode, index width, path and, for per-matrix
     k on the vector path, matrix size class."""
-    cupy_kernels.kernel.cache_clear()
+    cupy_backend.kernel.cache_clear()
     # Outputs of 256 KiB or more: the vector path.
     for _ in range(3):
         eyelike.eye(64, batch_shape=16, k=1, xp=cp, dtype="float32")
@@ -313,4 +311,4 @@ def test_kernel_cache_one_entry_per_path(cp: Any) -> None:
     base = cp.zeros((3, 10, 5), dtype=cp.float32)
     eyelike.eye(5, batch_shape=3, k=1, out=base[:, ::2])  # element path
     eyelike.eye(5, batch_shape=3, k=1, xp=cp)  # small: the element path too
-    assert cupy_kernels.kernel.cache_info().currsize == 4
+    assert cupy_backend.kernel.cache_info().currsize == 4

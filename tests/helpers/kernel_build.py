@@ -4,7 +4,7 @@ Helpers for test_kernel_nvrtc.py and test_kernel_sass.py (no GPU needed):
 
 * the source: CuPy's own code generation
   (``cupy._core._kernel._get_elementwise_kernel_code``) for the very
-  ``ElementwiseKernel`` objects eyelike launches (``cupy_kernels.kernel``), with
+  ``ElementwiseKernel`` objects eyelike launches (``cupy_backend.kernel``), with
   the argument descriptions (``_ArgInfo``) and type map (``_TypeMap``) that
   CuPy derives at launch from the arguments `cupy_plan.plan` chooses, prefixed
   with the headers of ``cupy._core.core._cupy_header_list`` as
@@ -39,7 +39,7 @@ from typing import Any
 import numpy as np
 import pytest
 
-from eyelike._backends.cupy import kernels as cupy_kernels
+from eyelike._backends import cupy as cupy_backend
 from eyelike._backends.cupy import planning as cupy_plan
 from eyelike._validate.dtypes import ITEMSIZE  # bytes per element, by name
 
@@ -181,7 +181,7 @@ def generated_source(variant: Variant) -> tuple[str, str]:
     from cupy._core import _carray, _kernel, _scalar, core
 
     launch = launch_for(variant)
-    kernel = cupy_kernels.kernel(
+    kernel = cupy_backend.kernel(
         variant.per_matrix, variant.wide, launch.vector, launch.small
     )
     dtype = numpy_dtype(variant.dtype)

@@ -19,7 +19,7 @@ from pathlib import Path
 import pytest
 from helpers import kernel_build as kb
 
-from eyelike._backends.cupy import constants as consts
+from eyelike._backends.cupy import planning as cupy_plan
 
 VARIANTS = kb.variants()
 
@@ -83,15 +83,11 @@ def test_nvrtc_source_is_what_cupy_launches(variant: kb.Variant) -> None:
     ndim, contiguous = kb.LAYOUTS[variant.layout]
     flags = f"{ndim}, {int(contiguous)}, {int(variant.array_32)}"
     if launch.vector:
-        op = {
-            "scalar": consts.OP_VECTOR,
-            "per_matrix": consts.OP_VECTOR_PER_MATRIX,
-            "small": consts.OP_VECTOR_PER_SMALL_MATRIX,
-        }[launch.kind]
+        op = cupy_plan.VECTOR_OPS[launch.kind]
         assert re.search(rf"CArray<\w[\w:<> ]*, {flags}> out\b", source)
         assert "_raw_out" not in source
     else:
-        op = consts.OP_PER_MATRIX if variant.per_matrix else consts.OP_SCALAR
+        op = cupy_plan.OP_PER_MATRIX if variant.per_matrix else cupy_plan.OP_SCALAR
         assert re.search(rf"CArray<\w[\w:<> ]*, {flags}> _raw_out\b", source)
         assert "T &out = _raw_out[_ind.get()];" in source
     assert op in source

@@ -34,7 +34,7 @@ import re
 import pytest
 from helpers import kernel_build as kb
 
-from eyelike._backends.cupy import constants as consts
+from eyelike._backends.cupy import planning as cupy_plan
 
 BUDGET = 4.0  # SASS instructions per byte written
 # The vector path's kernels, and the element kernel per-matrix k over
@@ -72,7 +72,7 @@ def kernel_code(
 
 def per_byte(variant: kb.Variant, text: str) -> tuple[int, float]:
     count = kb.longest_path(*kernel_code(variant, text))
-    return count, count / consts.CHUNK_BYTES
+    return count, count / cupy_plan.CHUNK_BYTES
 
 
 def matrices_touched(mat_size: int, chunk: int) -> int:
@@ -117,7 +117,7 @@ def test_sass_instructions_per_byte_within_budget(
     sass: dict[kb.Variant, str], variant: kb.Variant
 ) -> None:
     count, ratio = per_byte(variant, sass[variant])
-    assert ratio <= BUDGET, f"{count} instructions per {consts.CHUNK_BYTES} bytes"
+    assert ratio <= BUDGET, f"{count} instructions per {cupy_plan.CHUNK_BYTES} bytes"
 
 
 @pytest.mark.parametrize(
@@ -135,18 +135,18 @@ def test_sass_small_matrices_per_matrix_cost(
     per byte of the same output."""
     x, y = small_cost(variant, sass[variant])
     itemsize = kb.ITEMSIZE[variant.dtype]
-    chunk = consts.CHUNK_BYTES // itemsize
+    chunk = cupy_plan.CHUNK_BYTES // itemsize
     element = element_per_element(variant.dtype, sass)
     for mat_size in range(1, chunk):
         worst = x + y * matrices_touched(mat_size, chunk)
         if mat_size * itemsize >= SMALL_FROM:
-            assert worst <= BUDGET * consts.CHUNK_BYTES, (mat_size, x, y)
+            assert worst <= BUDGET * cupy_plan.CHUNK_BYTES, (mat_size, x, y)
         # Per byte: worst / 64 against element / itemsize.
         assert worst <= element * chunk, (mat_size, x, y, element)
         # Below SMALL_FROM the chunk also reads a k (4 bytes: 32-bit
         # launches only) per matrix it touches: per byte of that traffic
         # too, the kernel stays memory-bound, not issue-bound.
-        traffic = consts.CHUNK_BYTES + 4 * matrices_touched(mat_size, chunk)
+        traffic = cupy_plan.CHUNK_BYTES + 4 * matrices_touched(mat_size, chunk)
         assert worst <= ISSUE_BOUND * traffic, (mat_size, x, y)
 
 
@@ -224,20 +224,20 @@ def test_sass_table_small_matrices(sass: dict[kb.Variant, str]) -> None:
         variant = kb.Variant(dtype, False, True, "vector-small")
         x, y = small_cost(variant, sass[variant])
         itemsize = kb.ITEMSIZE[dtype]
-        chunk = consts.CHUNK_BYTES // itemsize
+        chunk = cupy_plan.CHUNK_BYTES // itemsize
         worst = {m: x + y * matrices_touched(m, chunk) for m in range(1, chunk)}
         within = min(
             m
             for m in worst
-            if all(worst[n] <= BUDGET * consts.CHUNK_BYTES for n in worst if n >= m)
+            if all(worst[n] <= BUDGET * cupy_plan.CHUNK_BYTES for n in worst if n >= m)
         )
         element = element_per_element(dtype, sass) / itemsize
         traffic = max(
-            worst[m] / (consts.CHUNK_BYTES + 4 * matrices_touched(m, chunk))
+            worst[m] / (cupy_plan.CHUNK_BYTES + 4 * matrices_touched(m, chunk))
             for m in worst
         )
         print(
-            f"| {dtype} | {x} + {y} m | {worst[1] / consts.CHUNK_BYTES:.1f} "
+            f"| {dtype} | {x} + {y} m | {worst[1] / cupy_plan.CHUNK_BYTES:.1f} "
             f"| {f'{within * itemsize} B' if within > 1 else 'any size'} "
             f"| {element:.1f} | {traffic:.2f} |"
         )

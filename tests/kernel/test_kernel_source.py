@@ -34,15 +34,8 @@ from helpers.kernel_build import DTYPES, ITEMSIZE
 # planning (importing the module does not import CuPy): both compiled
 # programs run exactly these.
 from eyelike._backends import cupy as _cupy
-from eyelike._backends.cupy import constants as consts
 from eyelike._backends.cupy import planning as cupy_plan
-from eyelike._backends.cupy.constants import (
-    OP_PER_MATRIX,
-    OP_SCALAR,
-    OP_VECTOR,
-    OP_VECTOR_PER_MATRIX,
-    OP_VECTOR_PER_SMALL_MATRIX,
-)
+from eyelike._backends.cupy.planning import OP_PER_MATRIX, OP_SCALAR, VECTOR_OPS
 
 REPO = Path(__file__).resolve().parents[2]
 HEADER = REPO / "kernels" / "eye.cuh"
@@ -113,9 +106,9 @@ def ops_header(tmp_path_factory: pytest.TempPathFactory) -> Path:
     path.write_text(
         f"#define EYELIKE_OP_SCALAR {OP_SCALAR}\n"
         f"#define EYELIKE_OP_PER_MATRIX {OP_PER_MATRIX}\n"
-        f"#define EYELIKE_OP_VECTOR {OP_VECTOR}\n"
-        f"#define EYELIKE_OP_VECTOR_PER_MATRIX {OP_VECTOR_PER_MATRIX}\n"
-        f"#define EYELIKE_OP_VECTOR_PER_SMALL_MATRIX {OP_VECTOR_PER_SMALL_MATRIX}\n"
+        f"#define EYELIKE_OP_VECTOR {VECTOR_OPS['scalar']}\n"
+        f"#define EYELIKE_OP_VECTOR_PER_MATRIX {VECTOR_OPS['per_matrix']}\n"
+        f"#define EYELIKE_OP_VECTOR_PER_SMALL_MATRIX {VECTOR_OPS['small']}\n"
     )
     return path
 
@@ -211,7 +204,7 @@ def test_header_exists_and_defines_eyelike_value() -> None:
     # The fast path's chunk is what the host plans with.
     chunk = re.search(r"#define\s+EYELIKE_CHUNK_BYTES\s+(\d+)u", text)
     assert chunk is not None
-    assert int(chunk.group(1)) == consts.CHUNK_BYTES
+    assert int(chunk.group(1)) == cupy_plan.CHUNK_BYTES
 
 
 def test_header_needs_no_other_header(tmp_path: Path) -> None:
@@ -540,9 +533,9 @@ def test_plan_chooses_the_path_and_constants() -> None:
                         (n, head if n == "head" else v) for n, v in base.scalars
                     )
                     names = tuple(n for n, _ in got.scalars)
-                    assert names == consts.VECTOR_PARAMS[got.kind]
+                    assert names == cupy_plan.VECTOR_PARAMS[got.kind]
                     if got.small:  # a subset of the other kernel's scalars
-                        big = consts.vector_scalars(r, c, b, None, 32, head)
+                        big = cupy_plan.vector_scalars(r, c, b, None, 32, head)
                         assert set(got.scalars) < set(big)
                 # Not contiguous: the element path.
                 for contiguous, address in [(False, 4096)]:
@@ -581,7 +574,7 @@ def test_plan_chooses_the_path_and_constants() -> None:
             (element,) = plan(shape, k, itemsize, contiguous=False, address=512)
             assert element.wide
     # The comb of a long row is bit 0 alone (and costs nothing to compute).
-    assert consts.vector_scalars(1, 2**62, 1, 0, 64, 0)[8] == ("comb", 1)
+    assert cupy_plan.vector_scalars(1, 2**62, 1, 0, 64, 0)[8] == ("comb", 1)
     for shape in [(2, 2**31, 1), (3, 46341, 46341), (1, 3037000499, 3037000499)]:
         (wide,) = plan(shape, 0, 1, contiguous=True, address=512)
         assert wide.vector
@@ -627,7 +620,7 @@ def test_rocm_keeps_every_output_off_the_vector_path(
     from eyelike._backends import cupy as backend
 
     assert backend.vector_from() == cupy_plan.VECTOR_FROM_BYTES
-    backend._rocm.cache_clear()
+    backend.vector_from.cache_clear()
     monkeypatch.setattr(cupy.cuda.runtime, "is_hip", True)
     try:
         (launch,) = cupy_plan.plan(
@@ -636,7 +629,7 @@ def test_rocm_keeps_every_output_off_the_vector_path(
         )  # fmt: skip
         assert not launch.vector
     finally:
-        backend._rocm.cache_clear()
+        backend.vector_from.cache_clear()
 
 
 def test_offsets_come_in_the_vector_kernels_index_type() -> None:
@@ -682,7 +675,7 @@ def test_divide_by_magic_numbers_is_exact(shim: Path, bits: int) -> None:
     cases = divisor_cases(bits, rng)
     lines = []
     for d, nums in cases.items():
-        magic, shift = consts.divider(d, bits)
+        magic, shift = cupy_plan.divider(d, bits)
         assert 0 < magic < 2**bits
         lines.append(f"D {bits} {magic} {shift} " + " ".join(map(str, nums)))
     answers = run_shim(shim, lines)
@@ -780,7 +773,7 @@ def small_widths(n_rows: int, n_cols: int, n_mats: int) -> str:
     takes the vector path at every width, and that the small kernel's
     scalars are those of the other per-matrix kernel, which the W line
     carries (the shim's `head` replaced, per width, as `plan` would)."""
-    big = consts.vector_scalars(n_rows, n_cols, n_mats, None, 32, 0)
+    big = cupy_plan.vector_scalars(n_rows, n_cols, n_mats, None, 32, 0)
     widths = []
     for width in WIDTHS:
         (launch,) = cupy_plan.plan(
@@ -822,7 +815,7 @@ def test_vector_64_bit_launches_byte_for_byte(shim: Path) -> None:
                         else [rng.choice(ks) for _ in range(b)]
                     )
                     k = case_ks[0] if mode == "s" else None
-                    scalars = consts.vector_scalars(
+                    scalars = cupy_plan.vector_scalars(
                         n_rows, n_cols, b, k, 64, head, False
                     )
                     chunks = -(-(b * n_rows * n_cols + head) * itemsize // 64)
@@ -867,7 +860,7 @@ def test_vector_exhaustive_small_shapes(shim: Path) -> None:
                 cases.append(("m", [rng.choice(ks), k, rng.choice(ks)]))
                 for mode, case_ks in cases:
                     b = len(case_ks)
-                    scalars = consts.vector_scalars(
+                    scalars = cupy_plan.vector_scalars(
                         n_rows, n_cols, b, k if mode == "s" else None, 32, 0
                     )
                     token = small if mode == "m" else ""
@@ -919,7 +912,7 @@ def test_vector_small_matrices_in_large_batches(shim: Path) -> None:
         ks = list(range(-n_rows, n_cols + 1))
         for b in [*range(1, 71), 100, 129, 200, 300]:
             small = small_widths(n_rows, n_cols, b)
-            scalars = named(consts.vector_scalars(n_rows, n_cols, b, None, 32, 0))
+            scalars = named(cupy_plan.vector_scalars(n_rows, n_cols, b, None, 32, 0))
             for cycle in range(16):  # every head at every width
                 case_ks = [rng.choice(ks) for _ in range(b)]
                 lines.append(

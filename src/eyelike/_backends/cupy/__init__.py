@@ -1,6 +1,7 @@
 """The CuPy backend: the library's rules (its devices, the dtypes it has,
 aligned outputs) and `eye`, which fills an output with the ElementwiseKernels
-of ``kernels.py``, launch by launch as ``planning.py`` plans.
+whose CUDA source is ``kernels/eye.cuh`` (`kernel`), launch by launch as
+``planning.py`` plans (`fill`).
 
 CuPy is imported inside the functions only, so a NumPy-only install never
 touches CUDA. The output comes from ``cupy.empty``: the kernel writes every
@@ -11,7 +12,9 @@ from __future__ import annotations
 
 import contextlib
 import functools
+import importlib.resources
 import sys
+from pathlib import Path
 from typing import Any
 
 import numpy as np
@@ -19,8 +22,15 @@ import numpy as np
 from ..._validate.dtypes import DTypeError, is_ml_dtype, numpy_dtype
 from ..._validate.text import no_usable_device, show
 from .._base import Backend, Build
-from .kernels import fill, kernel_path
-from .planning import VECTOR_FROM_BYTES, check_alignment, offsets_dtype, plan
+from .planning import (
+    VECTOR_FROM_BYTES,
+    Launch,
+    arguments,
+    check_alignment,
+    kernel_spec,
+    offsets_dtype,
+    plan,
+)
 
 __all__ = [
     "CuPyBackend",
@@ -29,6 +39,7 @@ __all__ = [
     "empty_meta",
     "eye",
     "fill",
+    "kernel",
     "kernel_path",
     "vector_from",
 ]
@@ -56,25 +67,19 @@ class CuPyBackend(Backend):
         dt, itemsize = numpy_dtype(dtype, "cupy")
         return check_dtype(dt), itemsize
 
-    def _move_k(self, k: Any, device: Any) -> Any:
-        """``k`` on the result's device (None: the current one): `_clamp`'s
-        first step, CuPy's own (the contract has no such hook)."""
+    def _clamp(self, k: Any, n_rows: int, n_cols: int, device: Any) -> Any:
+        # Moved to the result's device (None: the current one; through the
+        # host: no peer access needed), then one pass over k, straight into
+        # the type the kernels read, where the default (clip, astype to
+        # int64, then int32) moves k three times: as many bytes as the
+        # output when matrices are small. The bounds fit k's own type, so
+        # the clip cannot wrap.
         import cupy
 
         target = cupy.cuda.Device() if device is None else device
-        if k.device.id == target.id:
-            return k
-        with target:  # (through the host: no peer access needed)
-            return cupy.asarray(k.get())
-
-    def _clamp(self, k: Any, n_rows: int, n_cols: int, device: Any) -> Any:
-        # One pass over k, straight into the type the kernels read, where the
-        # default (clip, astype to int64, then int32) moves k three times: as
-        # many bytes as the output when matrices are small. The bounds fit
-        # k's own type, so the clip cannot wrap.
-        import cupy
-
-        k = self._move_k(k, device)
+        if k.device.id != target.id:
+            with target:
+                k = cupy.asarray(k.get())
         info = np.iinfo(k.dtype)
         with k.device:
             clamped = cupy.empty(k.shape, dtype=offsets_dtype(n_rows, n_cols))
@@ -194,15 +199,75 @@ def eye(build: Build) -> Any:
     return out
 
 
+@functools.cache
 def vector_from() -> int:
     """`plan`'s ``vector_from`` for `eye`: `VECTOR_FROM_BYTES`, or none under
     ROCm, whose 64-lane wavefronts the vector kernel's warp exchange (for
     CUDA's 32 lanes) does not fit."""
-    return sys.maxsize if _rocm() else VECTOR_FROM_BYTES
-
-
-@functools.cache
-def _rocm() -> bool:
     import cupy
 
-    return bool(cupy.cuda.runtime.is_hip)
+    return sys.maxsize if cupy.cuda.runtime.is_hip else VECTOR_FROM_BYTES
+
+
+def kernel_path() -> Path:
+    """Where ``eye.cuh`` is: ``eyelike/kernels/`` in an installed wheel, the
+    repository's top-level ``kernels/`` in a checkout or editable install."""
+    packaged = importlib.resources.files("eyelike") / "kernels" / "eye.cuh"
+    if packaged.is_file():
+        return Path(str(packaged))
+    source = Path(__file__).resolve().parents[4] / "kernels" / "eye.cuh"
+    if source.is_file():
+        return source
+    msg = f"eyelike's CUDA source is missing: looked in {packaged} and {source}"
+    raise FileNotFoundError(msg)
+
+
+@functools.lru_cache(maxsize=16)
+def kernel(per_matrix: bool, wide: bool, vector: bool, small: bool = False) -> Any:
+    """The kernel for one k mode, index width and path (``small``: per-matrix
+    k over matrices under one chunk); CuPy compiles it lazily, once per
+    output dtype and device, and caches the binary."""
+    import cupy
+
+    ctype = "long long" if wide else "int"
+    # The source is the preamble, not an #include, so its text is part of
+    # CuPy's cache key: an edited header never serves a stale binary.
+    source = kernel_path().read_text(encoding="utf-8")
+    preamble = f"{source}\ntypedef {ctype} I;\ntypedef unsigned {ctype} U;\n"
+    spec = kernel_spec(per_matrix, wide, vector, small)
+    return cupy.ElementwiseKernel(*spec, preamble=preamble)
+
+
+def fill(out: Any, k: Any, launches: tuple[Launch, ...]) -> None:
+    """Run ``launches`` (`plan`'s, for ``out`` and ``k``) on the non-empty
+    CuPy array ``out``, on the current device: `eye`'s last step, and the
+    GPU tests' way to a path `plan` would not choose for a small output."""
+    import cupy
+
+    kk: Any = None
+    if not isinstance(k, int):
+        index = np.int64 if launches[0].wide else np.int32
+        kk = cupy.broadcast_to(cupy.asarray(k, dtype=index), out.shape[:-2])
+        kk = cupy.ascontiguousarray(kk).ravel()
+    mat_size = out.shape[-2] * out.shape[-1]
+    for launch in launches:
+        compiled = kernel(launch.per_matrix, launch.wide, launch.vector, launch.small)
+        args = list(arguments(launch))
+        if not launch.vector:
+            if kk is not None:
+                args.append(kk)
+            compiled(*args, out)
+            continue
+        # A raw array keeps its own ndim in the kernel: pass a 1-D view,
+        # sliced only where this launch is one of several (each view is host
+        # time).
+        flat, part = out.reshape(-1), kk
+        if launch.start or launch.stop * mat_size < flat.size:
+            flat = flat[launch.start * mat_size : launch.stop * mat_size]
+            if kk is not None:
+                part = kk[launch.start : launch.stop]
+        if part is not None:
+            args.append(part)
+        # Blocks of whole warps (CuPy's default, named: the kernel's
+        # warp-wide stores rely on it), and a thread count of whole warps.
+        compiled(*args, flat, size=launch.threads, block_size=128)
