@@ -44,18 +44,18 @@ BACKENDS: tuple[type[Backend], ...] = (
     ArrayApiStrictBackend,
 )
 
-# The default namespace's backend (no ``xp``, ``out`` or ``x`` to say).
-DEFAULT: Backend = NumPyBackend()
-
-# Namespace module name -> its library's class; fixed at import.
-_BY_NAME: dict[str, type[Backend]] = {
-    name: cls for cls in BACKENDS for name in cls.namespaces
+# One instance per library, made here (backends compare by identity), by
+# the names of its namespace modules.
+_LIBRARIES: dict[str, Backend] = {
+    name: backend
+    for backend in (TORCH if cls is TorchBackend else cls() for cls in BACKENDS)
+    for name in backend.namespaces
 }
-# One instance per library (so backends compare by identity), made on first
-# use; one per generic namespace, by its module's name (a namespace made anew
-# under a name, as marray's are, replaces the one before it).
-_INSTANCES: dict[type[Backend], Backend] = {NumPyBackend: DEFAULT, TorchBackend: TORCH}
-_OTHER: dict[str, tuple[ModuleType, Backend]] = {}
+# The default namespace's backend (no ``xp``, ``out`` or ``x`` to say).
+DEFAULT: Backend = _LIBRARIES["numpy"]
+# Namespace module name -> the module and its backend, once found (a
+# namespace made anew under a name, as marray's are, replaces the one before).
+_BY_MODULE: dict[str, tuple[ModuleType, Backend]] = {}
 # Array class -> its backend, once recognised: finding the namespace of an
 # array costs more than the whole of a small call otherwise.
 _BY_ARRAY_TYPE: dict[type, Backend] = {np.ndarray: DEFAULT}
@@ -70,54 +70,46 @@ def backend_of_namespace(xp: Any) -> Backend:
     if xp is None or xp is np:
         return DEFAULT
     if not isinstance(xp, ModuleType):
-        msg = (
-            f"xp must be an array namespace (a module such as numpy, cupy, "
-            f"torch, jax.numpy, dask.array, array_api_strict); got {show(xp)}"
-        )
-        raise TypeError(msg)
+        raise _not_a_namespace(xp)
     name = xp.__name__
     if name in _TORCH_NAMES:
         return TORCH
-    cls = _BY_NAME.get(name)
-    if cls is None or sys.modules.get(name) is not xp:
-        # Not the library's own module (a vendored array-api-compat, as
-        # scikit-learn's; marray's over torch, named "...array_api_compat.torch"):
-        # known by the arrays it makes, never by its name.
-        return _by_arrays(xp)
-    found = _INSTANCES.get(cls)
-    if found is None:
-        # (Atomic: two threads meeting a library first get one instance. No
-        # lock: torch's compiler cannot trace one.)
-        found = _INSTANCES.setdefault(cls, cls())
-    return found
+    found = _BY_MODULE.get(name)
+    if found is None or found[0] is not xp:
+        # (Two threads meeting a namespace first may each make a backend:
+        # both work, as `same_library` compares namespaces, not backends.)
+        found = _BY_MODULE[name] = (xp, _find(xp))
+    return found[1]
 
 
-def _by_arrays(xp: ModuleType) -> Backend:
-    """The backend of a namespace eyelike has no module for, told by the
-    type of an array it makes: a library's own (a vendored copy of its
-    array-api-compat wrapper), else the generic path's, one per namespace."""
-    found = _OTHER.get(xp.__name__)
-    if found is not None and found[0] is xp:
-        return found[1]
+def _find(xp: ModuleType) -> Backend:
+    """The backend of a namespace module met first: its library's, where it
+    is the library's own module; else, told by the type of an array it makes
+    (a vendored array-api-compat, as scikit-learn's; marray's over torch,
+    named "...array_api_compat.torch"), a library's or the generic path's."""
+    name = xp.__name__
+    if name in _LIBRARIES and sys.modules.get(name) is xp:
+        return _LIBRARIES[name]
     if not (
         hasattr(xp, "__array_namespace_info__") or hasattr(xp, "__array_api_version__")
     ):
-        msg = (
-            f"xp must be an array namespace such as numpy, cupy, torch, jax.numpy, "
-            f"dask.array or array_api_strict; got {show(xp)}"
-        )
-        raise TypeError(msg)
+        raise _not_a_namespace(xp)
     try:
         owner = array_namespace(xp.asarray(0))
     except Exception:  # no asarray, or one that fails: the generic path's rules
         owner = xp
     name = owner.__name__
-    own = owner is not xp and sys.modules.get(name) is owner and name in _BY_NAME
-    backend = backend_of_namespace(owner) if own else GenericBackend(xp)
-    # (Two threads meeting a namespace first may each make one: both work,
-    # as `same_library` compares namespaces, not backends.)
-    _OTHER[xp.__name__] = (xp, backend)
-    return backend
+    if owner is not xp and sys.modules.get(name) is owner and name in _LIBRARIES:
+        return backend_of_namespace(owner)
+    return GenericBackend(xp)
+
+
+def _not_a_namespace(xp: Any) -> TypeError:
+    """The error for an ``xp`` that is no array namespace."""
+    return TypeError(
+        f"xp must be an array namespace (a module such as numpy, cupy, "
+        f"torch, jax.numpy, dask.array, array_api_strict); got {show(xp)}"
+    )
 
 
 def same_library(one: Backend, other: Backend) -> bool:
