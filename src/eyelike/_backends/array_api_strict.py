@@ -12,6 +12,7 @@ from .._validate.gate import admit
 from .._validate.text import show
 from ._base import Shape, namespace_info
 from .generic import GenericBackend
+from .reference import over_batch
 
 __all__ = ["ArrayApiStrictBackend"]
 
@@ -63,9 +64,7 @@ class ArrayApiStrictBackend(GenericBackend):
             return None
         xp = self._xp
         matrix = xp.eye(shape[-2], shape[-1], k=k, dtype=dtype, device=device)
-        if len(shape) == 2:
-            return matrix
-        return xp.asarray(xp.broadcast_to(matrix, shape), copy=True)
+        return over_batch(xp, matrix, shape)
 
     @functools.cached_property
     def _plain(self) -> tuple[Any, ...]:

@@ -13,7 +13,7 @@ import numpy as np
 
 from .._validate.dtypes import EXTRA_NAMES, STANDARD_NAMES
 from ._base import Backend, Build, namespace_info
-from .reference import array_api_eye, on, unknown_batch
+from .reference import array_api_eye, on
 
 __all__ = ["GenericBackend"]
 
@@ -48,10 +48,12 @@ class GenericBackend(Backend):
         return shape
 
     def eye(self, build: Build) -> Any:
-        if build.like is not None and None in build.shape:
-            return unknown_batch(self._xp, build)
+        # ``like``: only an x whose batch sizes are not known yet (None).
+        like = build.like
+        if like is not None and None not in build.shape:
+            like = None
         return array_api_eye(
-            self._xp, build.shape, build.k, build.dtype, build.device, build.out
+            self._xp, build.shape, build.k, build.dtype, build.device, build.out, like
         )
 
     def _own_k(self, k: Any) -> Any:

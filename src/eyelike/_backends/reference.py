@@ -13,9 +13,9 @@ from typing import Any
 
 import numpy as np
 
-from ._base import Build, namespace_info
+from ._base import namespace_info
 
-__all__ = ["array_api_eye", "check_index_fits", "mask", "needs", "on", "unknown_batch"]
+__all__ = ["array_api_eye", "check_index_fits", "mask", "needs", "on", "over_batch"]
 
 
 def on(device: Any) -> dict[str, Any]:
@@ -72,22 +72,26 @@ def needs(
     """Refuse, before anything is built, a call that needs what ``xp`` lacks:
     item assignment for an ``out``; for a per-matrix ``k``, ``arange`` or
     (for host values) ``stack`` and ``reshape``; each function the build of
-    ``shape`` and ``k`` calls (`_build`, or `unknown_batch` where ``lazy``)."""
+    ``shape`` and ``k`` calls (`_build`; ``lazy``: of a batch not known yet)."""
     name, one = xp.__name__, isinstance(k, int)
     masked = not one and hasattr(xp, "arange")
-    mask_calls = ("arange", "asarray", "astype")
+    part = (
+        ("eye",)
+        if one
+        else ("arange", "asarray", "astype", "iinfo")
+        if masked
+        else ("eye", "stack", "reshape")
+    )
     if lazy:
-        wanted: tuple[str, ...] = ("zeros_like", *(mask_calls if masked else ("eye",)))
+        wanted = ("zeros_like", *part)
     elif math.prod(shape) == 0:
         wanted = ("zeros",)
-    elif masked:
-        wanted = (*mask_calls, "iinfo", "broadcast_to")
-    elif not one:
-        wanted = ("eye", "stack", "reshape")
+    elif (one or masked) and len(shape) > 2:
+        wanted = (*part, "broadcast_to", "asarray")  # (`over_batch`)
     else:
-        wanted = ("eye",) if len(shape) == 2 else ("eye", "broadcast_to", "asarray")
+        wanted = part
     stacks = [f for f in ("stack", "reshape") if not hasattr(xp, f)]
-    lacking = [f for f in wanted if not hasattr(xp, f)]
+    lacking = [f for f in dict.fromkeys(wanted) if not hasattr(xp, f)]
     if out is not None and not hasattr(type(out), "__setitem__"):
         msg = (
             f"out: {name} arrays have no item assignment, so out "
@@ -120,17 +124,20 @@ def needs(
 
 def array_api_eye(
     xp: Any,
-    shape: tuple[int, ...],
+    shape: tuple[Any, ...],
     k: Any,
     dtype: Any,
     device: Any,
     out: Any | None,
+    like: Any = None,
 ) -> Any:
     """The eye of ``shape`` on any Array API namespace ``xp`` (``k``: an int,
     or an integer array of ``xp`` or NumPy's, clamped), or ``out`` filled
-    with it by one item assignment, never half-written."""
-    needs(xp, shape, k, out)
-    result = _build(xp, _Named(xp), shape, k, dtype, on(device))
+    with it by one item assignment, never half-written. ``like``: a lazy
+    array whose batch sizes are not known yet (None in ``shape``), whose own
+    ``zeros_like`` the eye is added to, broadcast by the namespace's engine."""
+    needs(xp, shape, k, out, lazy=like is not None)
+    result = _build(xp, _Named(xp), shape, k, dtype, on(device), like)
     if out is None:
         return result
     try:
@@ -146,44 +153,49 @@ def array_api_eye(
 def _build(
     raw: Any,
     xp: Any,
-    shape: tuple[int, ...],
+    shape: tuple[Any, ...],
     k: Any,
     dtype: Any,
     where: dict[str, Any],
+    like: Any,
 ) -> Any:
     """A fresh eye of ``shape`` by the functions of ``xp`` (``raw``, each
-    failure named): ``eye`` copied over the batch for one offset; for one
-    per matrix the mask, broadcast and cast, or without ``arange`` the eyes
-    of ``k``'s distinct offsets, stacked."""
-    if math.prod(shape) == 0:  # nothing to write: no (R, C) scratch either
+    failure named): ``eye`` for one offset, the mask cast for one per
+    matrix, either copied over the batch; without ``arange``, the eyes of
+    ``k``'s distinct offsets, stacked."""
+    if like is None and math.prod(shape) == 0:  # no (R, C) scratch either
         return xp.zeros(shape, dtype=dtype, **where)
     n_rows, n_cols = shape[-2:]
     if isinstance(k, int):
-        # The standard's own eye for one matrix, copied over the batch: the
-        # namespace's idiom, and the fewest calls (each costs on a wrapper).
-        matrix = xp.eye(n_rows, n_cols, k=k, dtype=dtype, **where)
-        if len(shape) == 2:
-            return matrix
-        return xp.asarray(xp.broadcast_to(matrix, shape), copy=True)
-    if not hasattr(raw, "arange"):
+        # The standard's own eye for one matrix: the namespace's idiom, and
+        # the fewest calls (each costs on a wrapper).
+        part = xp.eye(n_rows, n_cols, k=k, dtype=dtype, **where)
+    elif hasattr(raw, "arange"):
+        info = namespace_info(raw)
+        index = raw.int64 if info is None else info.default_dtypes(**where)["indexing"]
+        check_index_fits(n_rows, n_cols, index, xp.iinfo(index).max)
+        part = xp.astype(mask(xp, n_rows, n_cols, k, index, where), dtype)
+    else:
         # The eye of each distinct offset, gathered by index: no dense
-        # scratch where the namespace is sparse.
+        # scratch where the namespace is sparse. (Stacked by reference, a
+        # matrix each: sparse's take refuses its own index arrays.)
         values, index = np.unique(
             np.broadcast_to(k, shape[:-2]).reshape(-1), return_inverse=True
         )
         eyes = [xp.eye(n_rows, n_cols, k=int(v), dtype=dtype, **where) for v in values]
-        # (Stacked by reference, a matrix each: sparse's take refuses its own
-        # index arrays.)
         return xp.reshape(xp.stack([eyes[i] for i in index]), shape)
-    info = namespace_info(raw)
-    index_dtype = (
-        raw.int64 if info is None else info.default_dtypes(**where)["indexing"]
-    )
-    check_index_fits(n_rows, n_cols, index_dtype, xp.iinfo(index_dtype).max)
-    hit = mask(xp, n_rows, n_cols, k, index_dtype, where)
-    # A fresh, writeable array, never a broadcast view: the standard's
-    # astype copies unless told copy=False (unsaid: mlx's has no copy=).
-    return xp.astype(xp.broadcast_to(hit, shape), dtype)
+    if like is not None:
+        return xp.zeros_like(like, dtype=dtype) + part
+    return over_batch(xp, part, shape)
+
+
+def over_batch(xp: Any, part: Any, shape: tuple[int, ...]) -> Any:
+    """``part`` (a matrix, or one per offset of ``k``) as a fresh array of
+    ``shape``: itself where it has that shape, else copied over the batch
+    (never a broadcast view, which cannot be written)."""
+    if part.shape == shape:
+        return part
+    return xp.asarray(xp.broadcast_to(part, shape), copy=True)
 
 
 def mask(
@@ -196,18 +208,3 @@ def mask(
     cols = xp.arange(n_cols, dtype=index, **where)
     offsets = xp.asarray(k, dtype=index, **where)[..., None, None]
     return (cols[None, :] - rows[:, None]) == offsets
-
-
-def unknown_batch(xp: Any, build: Build) -> Any:
-    """The eye like ``build.like``, a lazy array whose batch sizes are not
-    known yet: its own ``zeros_like``, plus one matrix's eye (or the mask of
-    each offset ``k``), broadcast over it by the namespace's engine."""
-    needs(xp, build.shape, build.k, build.out, lazy=True)
-    named = _Named(xp)
-    n_rows, n_cols = build.shape[-2:]
-    if isinstance(build.k, int):
-        part = named.eye(n_rows, n_cols, k=build.k, dtype=build.dtype)
-    else:
-        hit = mask(named, n_rows, n_cols, build.k, named.int64, {})
-        part = named.astype(hit, build.dtype)
-    return named.zeros_like(build.like, dtype=build.dtype) + part
