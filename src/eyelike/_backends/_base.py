@@ -4,9 +4,8 @@ subclass of `Backend` each (``docs/internals.rst`` says how they meet).
 Ten public names: a backend declares ``name``, ``namespaces`` and
 ``takes``; `device`, `shape_of` and `dtype` check an argument each,
 `device_of` and `to_numpy` read an array, `short_eye` and `eye` build.
-Beneath them, the hooks: the few facts of a library the rules
-(``eyelike._validate``) need, with the generic Array API namespace's answer
-as the default (a class attribute where it is a constant).
+Beneath them, the hooks: the few facts of a library the rules need, with
+the generic Array API namespace's answer as the default.
 """
 
 from __future__ import annotations
@@ -78,10 +77,8 @@ def clamp(
 
 class Build(NamedTuple):
     """One request for `Backend.eye`, every argument validated: ``k`` an int
-    or an integer array broadcastable to the batch, clamped (`clamp`); the
-    backend's own ``dtype`` and ``device``; ``like``, `eye_like`'s ``x``;
-    ``chunks`` as the caller gave them (``docs/internals.rst``: "The
-    request")."""
+    or an integer array broadcastable to the batch, clamped (`clamp`);
+    ``like``: `eye_like`'s ``x`` (``docs/internals.rst``: "The request")."""
 
     shape: tuple[int, ...]
     k: Any

@@ -5,8 +5,6 @@ from __future__ import annotations
 import functools
 from typing import Any
 
-import numpy as np
-
 from .._validate.dtypes import DTypeError
 from .._validate.gate import admit
 from .._validate.text import show
@@ -81,10 +79,6 @@ class ArrayApiStrictBackend(GenericBackend):
             return [self._xp.asarray(0).device]
         default = info.default_device()
         return [default, *(d for d in info.devices() if d != default)]
-
-    def to_numpy(self, x: Any) -> np.ndarray[Any, Any]:
-        # bfloat16 has no DLPack code NumPy reads; its buffer converts.
-        return np.asarray(x) if "bfloat" in str(x.dtype) else np.from_dlpack(x)
 
 
 # Python's types, and the standard dtype each stands for elsewhere.

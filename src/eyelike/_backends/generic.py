@@ -48,13 +48,7 @@ class GenericBackend(Backend):
         return shape
 
     def eye(self, build: Build) -> Any:
-        # ``like``: only an x whose batch sizes are not known yet (None).
-        like = build.like
-        if like is not None and None not in build.shape:
-            like = None
-        return array_api_eye(
-            self._xp, build.shape, build.k, build.dtype, build.device, build.out, like
-        )
+        return array_api_eye(self, build)
 
     def _own_k(self, k: Any) -> Any:
         # Without arange no mask can be built: a k array's values, read on

@@ -13,7 +13,7 @@ from typing import Any
 
 import numpy as np
 
-from ._base import namespace_info
+from ._base import Backend, Build
 
 __all__ = ["array_api_eye", "check_index_fits", "mask", "needs", "on", "over_batch"]
 
@@ -43,10 +43,7 @@ class _Named:
         self._xp = xp
 
     def __getattr__(self, name: str) -> Any:
-        found = getattr(self._xp, name, None)
-        if found is None:
-            msg = f"{self._xp.__name__} has no {name}, which eyelike needs here"
-            raise TypeError(msg)
+        found = getattr(self._xp, name)  # (`needs` named any it lacks)
         if not callable(found) or isinstance(found, type):
             return found
         module = self._xp.__name__
@@ -122,22 +119,16 @@ def needs(
     raise TypeError(msg)
 
 
-def array_api_eye(
-    xp: Any,
-    shape: tuple[Any, ...],
-    k: Any,
-    dtype: Any,
-    device: Any,
-    out: Any | None,
-    like: Any = None,
-) -> Any:
-    """The eye of ``shape`` on any Array API namespace ``xp`` (``k``: an int,
-    or an integer array of ``xp`` or NumPy's, clamped), or ``out`` filled
-    with it by one item assignment, never half-written. ``like``: a lazy
-    array whose batch sizes are not known yet (None in ``shape``), whose own
-    ``zeros_like`` the eye is added to, broadcast by the namespace's engine."""
+def array_api_eye(backend: Backend, build: Build) -> Any:
+    """The eye ``build`` asks for on any Array API namespace (``backend``'s),
+    or its ``out`` filled with it by one item assignment, never
+    half-written. An ``x`` whose batch sizes are not known yet (None) gets
+    its own ``zeros_like`` plus the eye, broadcast by the namespace's engine."""
+    xp, shape, k, out, like = backend._xp, build.shape, build.k, build.out, None
+    if build.like is not None and None in shape:
+        like = build.like
     needs(xp, shape, k, out, lazy=like is not None)
-    result = _build(xp, _Named(xp), shape, k, dtype, on(device), like)
+    result = _build(backend, _Named(xp), build, on(build.device), like)
     if out is None:
         return result
     try:
@@ -151,18 +142,13 @@ def array_api_eye(
 
 
 def _build(
-    raw: Any,
-    xp: Any,
-    shape: tuple[Any, ...],
-    k: Any,
-    dtype: Any,
-    where: dict[str, Any],
-    like: Any,
+    backend: Backend, xp: Any, build: Build, where: dict[str, Any], like: Any
 ) -> Any:
-    """A fresh eye of ``shape`` by the functions of ``xp`` (``raw``, each
-    failure named): ``eye`` for one offset, the mask cast for one per
-    matrix, either copied over the batch; without ``arange``, the eyes of
-    ``k``'s distinct offsets, stacked."""
+    """A fresh eye by the functions of ``xp`` (``backend``'s, each failure
+    named): ``eye`` for one offset, the mask cast for one per matrix, either
+    copied over the batch; without ``arange``, the eyes of ``k``'s distinct
+    offsets, stacked."""
+    shape, k, dtype = build.shape, build.k, build.dtype
     if like is None and math.prod(shape) == 0:  # no (R, C) scratch either
         return xp.zeros(shape, dtype=dtype, **where)
     n_rows, n_cols = shape[-2:]
@@ -170,9 +156,8 @@ def _build(
         # The standard's own eye for one matrix: the namespace's idiom, and
         # the fewest calls (each costs on a wrapper).
         part = xp.eye(n_rows, n_cols, k=k, dtype=dtype, **where)
-    elif hasattr(raw, "arange"):
-        info = namespace_info(raw)
-        index = raw.int64 if info is None else info.default_dtypes(**where)["indexing"]
+    elif hasattr(backend._xp, "arange"):
+        index = backend._index_dtype(build.device)
         check_index_fits(n_rows, n_cols, index, xp.iinfo(index).max)
         part = xp.astype(mask(xp, n_rows, n_cols, k, index, where), dtype)
     else:
