@@ -70,23 +70,22 @@ def needs(
     item assignment for an ``out``; for a per-matrix ``k``, ``arange`` or
     (for host values) ``stack`` and ``reshape``; each function the build of
     ``shape`` and ``k`` calls (`_build`; ``lazy``: of a batch not known yet)."""
-    name, one = xp.__name__, isinstance(k, int)
-    masked = not one and hasattr(xp, "arange")
-    part = (
-        ("eye",)
-        if one
-        else ("arange", "asarray", "astype", "iinfo")
-        if masked
-        else ("eye", "stack", "reshape")
-    )
+    name = xp.__name__
+    stacked = not isinstance(k, int) and not hasattr(xp, "arange")
+    if stacked:  # each offset's eye, stacked
+        part: tuple[str, ...] = ("eye", "stack", "reshape")
+    elif isinstance(k, int):
+        part = ("eye",)
+    else:  # the mask
+        part = ("arange", "asarray", "astype", "iinfo")
     if lazy:
         wanted = ("zeros_like", *part)
     elif math.prod(shape) == 0:
         wanted = ("zeros",)
-    elif (one or masked) and len(shape) > 2:
-        wanted = (*part, "broadcast_to", "asarray")  # (`over_batch`)
-    else:
+    elif stacked or len(shape) == 2:
         wanted = part
+    else:
+        wanted = (*part, "broadcast_to", "asarray")  # (`over_batch`)
     stacks = [f for f in ("stack", "reshape") if not hasattr(xp, f)]
     lacking = [f for f in dict.fromkeys(wanted) if not hasattr(xp, f)]
     if out is not None and not hasattr(type(out), "__setitem__"):
@@ -94,17 +93,14 @@ def needs(
             f"out: {name} arrays have no item assignment, so out "
             f"cannot be filled in place; take the result instead"
         )
-    elif not (one or masked) and lazy:  # (a batch not known yet: no stacking)
-        msg = (
-            f"k: {name} has no arange to build a mask from k, for "
-            f"an x whose batch sizes are not known yet; give one int k"
+    elif stacked and (lazy or not isinstance(k, np.ndarray)):
+        # (No stacking: a batch not known yet, or offsets not on the host.)
+        msg = f"k: {name} has no arange to build a mask from k, " + (
+            "for an x whose batch sizes are not known yet; give one int k"
+            if lazy
+            else f"a {name} array; give k as a Python sequence or NumPy array"
         )
-    elif not (one or masked or isinstance(k, np.ndarray)):
-        msg = (
-            f"k: {name} has no arange to build a mask from k, a "
-            f"{name} array; give k as a Python sequence or NumPy array"
-        )
-    elif not (one or masked) and stacks:
+    elif stacked and stacks:
         msg = (
             f"k: one offset per matrix needs {name}.arange, or "
             f"{' and '.join(stacks)}, which it lacks; give one int k"
