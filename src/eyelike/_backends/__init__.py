@@ -1,8 +1,8 @@
 """The registry: the one way to get a backend, by namespace or by array
-class, each looked up once and then cached. A torch namespace or tensor is
-found before any table is read, and torch's backend exists from import:
-under torch.compile this code is traced too, and keeps the guard rules at
-the top of ``torch/__init__.py``.
+class, each looked up once and then cached. Each library's backend exists
+from import, and a torch namespace or tensor is found before any table is
+read: under torch.compile this code is traced too, and keeps the guard
+rules at the top of ``torch/__init__.py``.
 """
 
 from __future__ import annotations

@@ -11,10 +11,10 @@ front.) A template of finished matrices copied over an ``out`` went: faster
 than NumPy's own idiom on some machines, slower on others.
 
 One offset per matrix (`_per_matrix`), each way where it costs least on any
-machine: a small output (up to `MASK_ELEMENTS`) is NumPy's own idiom, the
-mask ``(c - r) == k`` cast, in four calls; matrices at most 32 bytes wide
-are each copied from a table of the matrix of every diagonal; any other is
-zeros, then the ones written at computed indices (`_ones_at`).
+machine: a small output is NumPy's own idiom, the mask ``(c - r) == k``
+cast; matrices at most 32 bytes wide (where the table is no larger than the
+output) are each copied from a table of the matrix of every diagonal; any
+other is zeros, then the ones written at computed indices (`_ones_at`).
 """
 
 from __future__ import annotations
@@ -38,7 +38,7 @@ _MEMSET_BYTES = 1 << 16
 # the others (measured side by side on 2 cores, float32, against the mask:
 # the rows' indices 16x16x16 1.13x, 8x32x32 0.80x, 32x32x32 0.51x,
 # 4096x64x64 0.64x; the table 256x3x3 1.2x).
-MASK_ELEMENTS = 1 << 12
+_MASK_ELEMENTS = 1 << 12
 # At most this many rows (`_ones_at`) or matrices (the table) are indexed at
 # a time (a few int64 index arrays of this length: about 16 MiB at most).
 _INDEX_BLOCK = 1 << 18
@@ -96,7 +96,7 @@ class NumPyBackend(Backend):
                 or not admit_offsets(shape, k.shape)
             ):
                 return None
-            if math.prod(shape) > MASK_ELEMENTS:  # (the mask: any k)
+            if math.prod(shape) > _MASK_ELEMENTS:  # (the mask: any k)
                 k = clamp_array(k, -shape[-2], shape[-1])
             return _per_matrix(shape, k, numpy_dtype(dtype, "numpy")[0], None, "C")
         if out is None:
@@ -182,10 +182,10 @@ def _per_matrix(
 ) -> np.ndarray[Any, Any]:
     """The eye of diagonal ``k[b]`` in each matrix ``b`` (``k``: a NumPy
     integer array, clamped into ``[-R, C]`` where the output is larger than
-    `MASK_ELEMENTS`), in ``out`` or a fresh array of memory ``order``."""
+    `_MASK_ELEMENTS`), in ``out`` or a fresh array of memory ``order``."""
     elements = math.prod(shape)
     n_rows, n_cols = shape[-2], shape[-1]
-    if 0 < elements <= MASK_ELEMENTS:
+    if 0 < elements <= _MASK_ELEMENTS:
         hit = _mask(n_rows, n_cols, k)
         if out is None and hit.shape == shape:  # k holds every matrix's
             return hit.astype(dtype, order=order, copy=False)
@@ -198,12 +198,10 @@ def _per_matrix(
         and max(n_rows, n_cols) * dtype.itemsize <= 32
         and (n_rows + n_cols + 1) * n_rows * n_cols <= elements
     ):
-        # Each matrix copied from the table's row k + R, the matrix of
-        # diagonal k (a table no larger than the output, of matrices at most
-        # 32 bytes wide). Where taken it wins on every machine: `_ones_at`
-        # holds 40 bytes of scratch per one in about twenty calls; the
-        # table's copy writes the output once, in six, by blocks (scratch
-        # stays small). mode="clip": no bounds check (k is within them).
+        # Each matrix copied from the table's row k + R, by blocks: where
+        # taken it wins on every machine (`_ones_at` holds 40 bytes of
+        # scratch per one in about twenty calls; this writes the output once,
+        # in six). mode="clip": no bounds check (k is within them).
         table = _mask(n_rows, n_cols, np.arange(-n_rows, n_cols + 1)).astype(dtype)
         a = np.empty(shape, dtype) if out is None else out
         offsets, matrices = _flat(k, shape[:-2]), a.reshape(-1, n_rows, n_cols)
@@ -245,7 +243,7 @@ def _ones_at(a: np.ndarray[Any, Any], k: np.ndarray[Any, Any]) -> None:
     offsets = _flat(k, batch)
     flat = a.reshape(-1) if a.flags.c_contiguous else None
     steps = np.arange(n_rows)
-    per_block = max(1, _INDEX_BLOCK // max(1, n_rows))
+    per_block = max(1, _INDEX_BLOCK // n_rows)
     for first in range(0, offsets.size, per_block):
         # (k lies in [-R, C]: a row's column r + k fits int64.)
         cols = offsets[first : first + per_block, None] + steps  # [matrix, row]
