@@ -62,7 +62,7 @@ class ArrayApiStrictBackend(GenericBackend):
             return None
         xp = self._xp
         matrix = xp.eye(shape[-2], shape[-1], k=k, dtype=dtype, device=device)
-        return over_batch(xp, matrix, shape)
+        return matrix if len(shape) == 2 else over_batch(xp, matrix, shape)
 
     @functools.cached_property
     def _plain(self) -> tuple[Any, ...]:
