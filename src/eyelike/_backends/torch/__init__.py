@@ -33,7 +33,7 @@ from ..._validate.dtypes import DTypeError
 from ..._validate.gate import admit, admit_offsets, admit_traced
 from ..._validate.text import no_usable_device, show
 from .._base import Backend, Build, Shape
-from .build import general, mask, per_matrix, plain_dtype, scalar_k
+from .build import general, mask, per_matrix, scalar_k
 from .subclass import build as _subclass_build
 from .subclass import builds_plain, held_bytes
 
@@ -55,6 +55,31 @@ def is_tensor_type(array_type: type) -> bool:
         if c.__name__ == "Tensor" and c.__module__ == "torch":
             return True
     return False
+
+
+def plain_dtype(torch: Any, dtype: Any) -> bool:
+    """One of torch's numeric or bool dtypes that it has on CPU, CUDA and
+    meta devices alike, known from the dtype's properties and identity (the
+    float8 types and any other: from the table)."""
+    # Comparisons, not bool(): each builtin read is one more guard.
+    plain: bool
+    if dtype.is_floating_point:
+        plain = dtype.itemsize > 1  # float16, bfloat16, float32, float64
+    elif dtype.is_complex:
+        plain = dtype.itemsize > 4  # complex64, complex128 (not complex32)
+    else:
+        plain = dtype in (
+            torch.bool,
+            torch.int8,
+            torch.int16,
+            torch.int32,
+            torch.int64,
+            torch.uint8,
+            torch.uint16,
+            torch.uint32,
+            torch.uint64,
+        )
+    return plain
 
 
 class TorchBackend(Backend):
@@ -80,28 +105,37 @@ class TorchBackend(Backend):
         return sys.modules["torch"]
 
     def device(self, device: Any) -> Any:
+        # A name's answer is remembered (its availability checks cost
+        # 0.5-4 us; a device that is usable stays so), but not while
+        # tracing (guard rule 2).
         torch = self._torch
+        named = type(device) is str and not torch.compiler.is_dynamo_compiling()
+        dev = _NAMED.get(device) if named else None
+        if dev is not None:
+            return dev
         try:
             dev = torch.device(device)
         except (RuntimeError, TypeError, ValueError):
             msg = f"device {show(device)} is not a torch device"
             raise ValueError(msg) from None
         kind = dev.type
-        if kind in ("cpu", "meta"):
-            return dev
-        module = getattr(torch.backends if kind == "mps" else torch, kind, None)
-        available = getattr(module, "is_available", None)
-        if not (callable(available) and available()):
-            raise ValueError(no_usable_device("torch", kind.upper(), device))
-        if kind == "cuda" and dev.index is not None:
-            # (torch says "invalid device ordinal" only once allocating.)
-            count = torch.cuda.device_count()
-            if dev.index >= count:
-                msg = (
-                    f"device {show(device)}: this machine has {count} CUDA "
-                    f"device{'s' if count > 1 else ''} (cuda:0 to cuda:{count - 1})"
-                )
-                raise ValueError(msg)
+        if kind not in ("cpu", "meta"):
+            module = getattr(torch.backends if kind == "mps" else torch, kind, None)
+            available = getattr(module, "is_available", None)
+            if not (callable(available) and available()):
+                raise ValueError(no_usable_device("torch", kind.upper(), device))
+            if kind == "cuda" and dev.index is not None:
+                # (torch says "invalid device ordinal" only once allocating.)
+                count = torch.cuda.device_count()
+                if dev.index >= count:
+                    msg = (
+                        f"device {show(device)}: this machine has {count} CUDA "
+                        f"device{'s' if count > 1 else ''} "
+                        f"(cuda:0 to cuda:{count - 1})"
+                    )
+                    raise ValueError(msg)
+        if named and len(_NAMED) < 64:
+            _NAMED[device] = dev
         return dev
 
     def shape_of(self, x: Any, name: str) -> tuple[int, ...]:
@@ -304,11 +338,6 @@ class TorchBackend(Backend):
                 else plain_dtype(torch, dtype)
             ):
                 return None
-        # Any device but a torch.device is read by the device rule (eagerly,
-        # a name's answer is remembered: the rule's availability checks cost
-        # 0.5-4 us), as is one while tracing (which makes a fake tensor on
-        # any device) but a CPU or meta one; an eager torch.device is checked
-        # on what is made (``device.type`` costs 0.2 us).
         if like is not None:
             # A plain tensor (a subclass's rules are the general path's).
             if (
@@ -320,14 +349,17 @@ class TorchBackend(Backend):
             type(device) is not torch.device
             or (traced and device.type != "cpu" and device.type != "meta")
         ):
+            # By the device rule: any but a torch.device, and one while
+            # tracing (a fake tensor is made on any device) but a CPU or
+            # meta one; eagerly, a name's answer it remembered is read at
+            # once. (An eager torch.device is checked on what is made:
+            # ``device.type`` costs 0.2 us.)
             named = None if traced or type(device) is not str else _NAMED.get(device)
             if named is None:
                 try:
                     named = self.device(device)
                 except ValueError:
                     return None
-                if not traced and type(device) is str and len(_NAMED) < 64:
-                    _NAMED[device] = named
             device = named
         if not one_k:
             # Torch's rules on a per-matrix k (a plain CPU tensor of a signed
@@ -347,7 +379,7 @@ class TorchBackend(Backend):
                 dtype = torch.get_default_dtype()
         try:
             if traced:
-                return mask(torch, shape, k, dtype, device, None)
+                return mask(torch, shape, k, dtype, device, None, write=False)
             if not one_k:
                 made = per_matrix(torch, shape, k, dtype, device, None)
                 return made if made.is_cpu else None
@@ -372,6 +404,4 @@ class TorchBackend(Backend):
 
 
 TORCH = TorchBackend()
-# A device name's answer from the device rule, for the short path: the rule
-# runs once per spelling (a device that is usable stays so).
-_NAMED: dict[str, Any] = {}
+_NAMED: dict[str, Any] = {}  # a device name's answer (`TorchBackend.device`)

@@ -1,12 +1,11 @@
-"""PyTorch's eye, built by torch's own idioms (`general`), and the dtype
-facts the backend reads without a table (its guard rule 2)."""
+"""PyTorch's eye, built by torch's own idioms (`general`)."""
 
 from __future__ import annotations
 
 import math
 from typing import Any
 
-__all__ = ["general", "mask", "per_matrix", "plain_dtype", "scalar_k"]
+__all__ = ["general", "mask", "per_matrix", "scalar_k"]
 
 # Matrices up to this many elements are made once and copied over a batch;
 # the template is then at most 4 MiB beside the output (complex128).
@@ -26,29 +25,29 @@ _PUT_ROWS = 1 << 20
 def general(
     torch: Any, shape: tuple[Any, ...], k: Any, dtype: Any, device: Any, out: Any
 ) -> Any:
-    """The general path's build. The mask where the sizes are known only
-    when the program runs (it compares none of them), under torch.compile
-    (guard rule 4; inductor fuses it into one kernel), and for a per-matrix
-    ``k`` whose values cannot be read (a meta tensor, a FakeTensorMode's
-    fakes, ``torch.func``'s wrappers)."""
+    """The general path's build of a plain tensor. The mask where the sizes
+    are known only when the program runs (it compares none of them), under
+    torch.compile (guard rule 4; inductor fuses it into one kernel), and for
+    a per-matrix ``k`` whose values cannot be read (a meta tensor, a
+    FakeTensorMode's fakes, ``torch.func``'s wrappers)."""
+    if type(k) is not int:  # (not isinstance: one builtin fewer to guard)
+        k = torch.as_tensor(k, dtype=torch.int64, device=device)
     elements = math.prod(shape)
     if type(elements) is not int:
-        return mask(torch, shape, k, dtype, device, out)
+        return mask(torch, shape, k, dtype, device, out, write=False)
     if not elements:  # no eye, diagonal nor arange: they overflow near 2**63
         return torch.zeros(shape, dtype=dtype, device=device) if out is None else out
-    if not isinstance(k, int):
-        k = torch.as_tensor(k, dtype=torch.int64, device=device)
-        if (
-            torch.compiler.is_compiling()
-            or type(k) is not torch.Tensor
-            or k.is_meta
-            or torch._C._functorch.is_functorch_wrapped_tensor(k)
-        ):
-            return mask(torch, shape, k, dtype, device, out)
+    if type(k) is int:
+        if not torch.compiler.is_dynamo_compiling():
+            return scalar_k(torch, shape, k, dtype, device, out)
+    elif not (
+        torch.compiler.is_compiling()
+        or type(k) is not torch.Tensor
+        or k.is_meta
+        or torch._C._functorch.is_functorch_wrapped_tensor(k)
+    ):
         return per_matrix(torch, shape, k, dtype, device, out)
-    if torch.compiler.is_dynamo_compiling():
-        return mask(torch, shape, k, dtype, device, out)
-    return scalar_k(torch, shape, k, dtype, device, out)
+    return mask(torch, shape, k, dtype, device, out, write=False)
 
 
 def scalar_k(
@@ -113,21 +112,13 @@ def per_matrix(
 ) -> Any:
     """One offset per matrix, eagerly, for a ``k`` of a signed integer type
     that holds values, on the result's device (clamped by the general path;
-    from the short path, as the caller gave it). A small fresh output: the
-    mask's comparison written straight into it (one kernel: 0.47x the mask
-    and its cast at 32x32x32). Matrices at least `_PUT_COLUMNS` wide in a
-    larger output: zeros, then one write a row at computed indices (a row
-    without a one writes a zero within itself). Else the mask."""
+    from the short path, as the caller gave it). Matrices at least
+    `_PUT_COLUMNS` wide in an output of more than `_MASK_ELEMENTS`: zeros,
+    then one write a row at computed indices (a row without a one writes a
+    zero within itself). Else the mask (a small fresh output: written by
+    its comparison)."""
     n_rows, n_cols = shape[-2], shape[-1]
     small = math.prod(shape) <= _MASK_ELEMENTS
-    if small and out is None:
-        rows = torch.arange(n_rows, device=device)
-        cols = rows if n_rows == n_cols else torch.arange(n_cols, device=device)
-        offsets = k.view(*k.shape, 1, 1)
-        if offsets.shape[:-2] != shape[:-2]:  # k broadcasts over the batch
-            offsets = offsets.expand(*shape[:-2], 1, 1)
-        made = torch.empty(shape, dtype=dtype, device=device)
-        return torch.eq(cols - rows.unsqueeze(1), offsets, out=made)
     if (
         small
         or n_cols < _PUT_COLUMNS
@@ -135,13 +126,14 @@ def per_matrix(
         or dtype in (torch.uint16, torch.uint32, torch.uint64)
         or (out is not None and not out.is_contiguous())
     ):
-        return mask(torch, shape, k, dtype, device, out)
-    result = torch.zeros(shape, dtype=dtype, device=device) if out is None else out
-    if out is not None:
-        result.zero_()
+        return mask(torch, shape, k, dtype, device, out, write=small and out is None)
+    if out is None:
+        out = torch.zeros(shape, dtype=dtype, device=device)
+    else:
+        out.zero_()
     # Clamped in int64: a column r + k within int64, and a row's one in it.
     k = k.to(torch.int64).clamp(-n_rows, n_cols).expand(shape[:-2]).reshape(-1, 1)
-    flat, rows = result.view(-1), torch.arange(n_rows, device=device)
+    flat, rows = out.view(-1), torch.arange(n_rows, device=device)
     # By blocks: the index scratch (~40 bytes a row) stays within ~40 MiB.
     per_block = max(1, _PUT_ROWS // n_rows)
     for first in range(0, k.shape[0], per_block):
@@ -151,20 +143,36 @@ def per_matrix(
             first * n_rows, first * n_rows + cols.numel(), device=device
         ).view(cols.shape)
         flat.put_(where.mul_(n_cols).add_(inside), (inside == cols).to(dtype))
-    return result
+    return out
 
 
 def mask(
-    torch: Any, shape: tuple[Any, ...], k: Any, dtype: Any, device: Any, out: Any
+    torch: Any,
+    shape: tuple[Any, ...],
+    k: Any,
+    dtype: Any,
+    device: Any,
+    out: Any,
+    *,
+    write: bool,
 ) -> Any:
     """The mask ``col - row == k`` over the batch (``k``: an int, or an
-    integer tensor broadcastable to the batch), made out of place: no size
-    is compared (guard rule 4), and nothing is written into a fresh tensor
-    (``torch.func.vmap`` cannot write a batched ``k``'s mask into one)."""
-    rows = torch.arange(shape[-2], device=device)
-    cols = torch.arange(shape[-1], device=device)
-    if type(k) is not int:  # (not isinstance: one builtin fewer to guard)
-        k = torch.as_tensor(k, dtype=torch.int64, device=device)[..., None, None]
+    integer tensor broadcastable to the batch). Made out of place, it
+    compares no size (guard rule 4) and writes nothing into a fresh tensor
+    (``torch.func.vmap`` cannot write a batched ``k``'s mask into one);
+    with ``write`` (eagerly, a tensor ``k``, no ``out``), the comparison
+    writes a fresh output itself: one kernel, 0.47x the mask and its cast
+    at 32x32x32."""
+    n_rows, n_cols = shape[-2], shape[-1]
+    rows = torch.arange(n_rows, device=device)
+    cols = rows if write and n_rows == n_cols else torch.arange(n_cols, device=device)
+    if type(k) is not int:
+        k = k.view(*k.shape, 1, 1)
+    if write:
+        if k.shape[:-2] != shape[:-2]:  # (torch.eq would resize a larger out)
+            k = k.expand(*shape[:-2], 1, 1)
+        made = torch.empty(shape, dtype=dtype, device=device)
+        return torch.eq(cols - rows[:, None], k, out=made)
     hit = (cols - rows[:, None]) == k
     if out is not None:
         return out.copy_(hit)  # broadcast over the batch: one pass
@@ -172,28 +180,3 @@ def mask(
         dtype = torch.get_default_dtype()
     # (The copy of an expanded view: dense, in one pass.)
     return hit.expand(*shape).to(dtype, copy=True)
-
-
-def plain_dtype(torch: Any, dtype: Any) -> bool:
-    """One of torch's numeric or bool dtypes that it has on CPU, CUDA and
-    meta devices alike, known from the dtype's properties and identity (the
-    float8 types and any other: from the table)."""
-    # Comparisons, not bool(): each builtin read is one more guard.
-    plain: bool
-    if dtype.is_floating_point:
-        plain = dtype.itemsize > 1  # float16, bfloat16, float32, float64
-    elif dtype.is_complex:
-        plain = dtype.itemsize > 4  # complex64, complex128 (not complex32)
-    else:
-        plain = dtype in (
-            torch.bool,
-            torch.int8,
-            torch.int16,
-            torch.int32,
-            torch.int64,
-            torch.uint8,
-            torch.uint16,
-            torch.uint32,
-            torch.uint64,
-        )
-    return plain

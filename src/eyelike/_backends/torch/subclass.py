@@ -1,11 +1,7 @@
-"""torch's tensor subclasses, built as torch's own ``zeros_like`` and
-in-place writes treat them (by the class of ``eye_like``'s ``x`` or of
-``out``): as torch.Tensor (`builds_plain`: ``nn.Parameter``'s kind, and the
-tensors of torch's own modes, whose mode makes every factory call give its
-kind); a DTensor shard by shard, each rank building only its own (no
-full-size tensor, no collective: `dtensor`); any other as the plain eye
-copied into its own ``empty_like(x)`` or into ``out`` (`other`).
-"""
+"""torch's tensor subclasses (the class of ``eye_like``'s ``x`` or of
+``out``), built as torch's own ``zeros_like`` and in-place writes treat
+them: as torch.Tensor (`builds_plain`), a DTensor shard by shard
+(`_dtensor`), any other as the plain eye copied into it (`build`)."""
 
 from __future__ import annotations
 
@@ -14,14 +10,16 @@ import sys
 from typing import Any
 
 from ..._validate.offsets import shifted
-from .._base import Build, Shape
+from .._base import Build
 from .build import general
 
 __all__ = ["build", "builds_plain", "held_bytes"]
 
 
 def builds_plain(torch: Any, cls: type) -> bool:
-    """Whether a tensor of class ``cls`` is built as a plain tensor is."""
+    """Whether a tensor of class ``cls`` is built as a plain one:
+    ``nn.Parameter``'s kind, and the tensors of torch's own modes (whose
+    mode makes every factory call give its kind)."""
     if cls is torch.Tensor or cls.__module__.startswith("torch._subclasses."):
         return True
     if (
@@ -37,10 +35,29 @@ def builds_plain(torch: Any, cls: type) -> bool:
 
 
 def build(torch: Any, request: Build) -> Any:
-    """``request``, whose ``out`` or ``like`` is not built as a plain one."""
-    if _distributed(request.like if request.out is None else request.out):
-        return dtensor(torch, request)
-    return other(torch, request)
+    """``request``, whose ``out`` or ``like`` is not built as a plain one: a
+    DTensor shard by shard (`_dtensor`); any other as the plain eye copied
+    by one ``copy_`` into ``out`` or its own ``empty_like(x)`` (which
+    completes ``out`` or leaves it as it was); one that refuses a plain
+    tensor is refused in words naming its class."""
+    out = request.out
+    target, name = (request.like, "x") if out is None else (out, "out")
+    if _distributed(target) is not None:
+        return _dtensor(torch, request, target, name)
+    eye = general(torch, request.shape, request.k, request.dtype, request.device, None)
+    try:
+        if out is not None:
+            out.copy_(eye)
+            return out
+        return torch.empty_like(target, dtype=request.dtype).copy_(eye)
+    except (RuntimeError, TypeError, NotImplementedError) as exc:
+        msg = (
+            f"{name} is a {type(target).__name__}, a torch.Tensor subclass whose "
+            f"copy_ does not take the eye as a plain tensor ({exc}); give "
+            f"{'an out' if out is not None else 'x'} of torch.Tensor, or convert "
+            f"the result"
+        )
+        raise TypeError(msg) from exc
 
 
 def _distributed(x: Any) -> Any:
@@ -60,16 +77,16 @@ def held_bytes(of: Any, shape: tuple[int, ...], nbytes: int) -> int:
     return nbytes * math.prod(local) // math.prod(shape)
 
 
-def dtensor(torch: Any, request: Build) -> Any:
-    """A DTensor like ``request.like``, with the mesh and placements
-    ``torch.zeros_like`` gives, or ``request.out`` filled through its local
-    shard. Placements other than ``Shard`` and ``Replicate`` are refused
-    before anything is written."""
+def _dtensor(torch: Any, request: Build, target: Any, name: str) -> Any:
+    """A DTensor like ``x``, with the mesh and placements ``torch.zeros_like``
+    gives, or ``out`` filled through its local shard: each rank builds only
+    its own shard (no full-size tensor, no collective), whose offsets are
+    ``k[b + b0] + r0 - c0`` (`shifted`) at ``(b0, r0, c0)`` in the whole.
+    Placements other than ``Shard`` and ``Replicate`` are refused before
+    anything is written."""
     from torch.distributed.tensor import DTensor, Replicate, Shard
 
-    out = request.out
-    target, name = (request.like, "x") if out is None else (out, "out")
-    placements = tuple(target.placements)
+    out, placements = request.out, tuple(target.placements)
     if out is None:
         # As torch.zeros_like: a partial sum of zeros is replicated zeros.
         placements = tuple([Replicate() if p.is_partial() else p for p in placements])
@@ -81,9 +98,14 @@ def dtensor(torch: Any, request: Build) -> Any:
                 f"only (redistribute {name} to those first)"
             )
             raise ValueError(msg)
-    mesh = target.device_mesh
+    mesh, k = target.device_mesh, request.k
     shape, offset = _shard(request.shape, mesh, placements, Shard)
-    k = _local_k(torch, request.k, request.shape[:-2], shape, offset)
+    if type(k) is not int:
+        if hasattr(k, "full_tensor"):  # a DTensor k: a batch's worth of values
+            k = k.full_tensor()
+        window = [slice(o, o + n) for o, n in zip(offset[:-2], shape[:-2], strict=True)]
+        k = torch.as_tensor(k).expand(request.shape[:-2])[tuple(window)]
+    k = shifted(k, offset[-2] - offset[-1], shape[-2], shape[-1])
     if out is not None:
         # (Without grad: an out that requires grad was refused unless grad
         # is off, and its local shard is then the tensor itself, no view.)
@@ -120,36 +142,3 @@ def _shard(
             local[p.dim] = min(chunk, size - start)
             offset[p.dim] += start
     return tuple(local), tuple(offset)
-
-
-def _local_k(torch: Any, k: Any, batch: Shape, local: Shape, offset: Shape) -> Any:
-    """The offsets of a shard of ``local`` shape at ``offset`` in an output
-    of ``batch``: ``k[b + b0] + r0 - c0`` (`shifted`)."""
-    if not isinstance(k, int):
-        if hasattr(k, "full_tensor"):  # a DTensor k: a batch's worth of values
-            k = k.full_tensor()
-        window = [slice(o, o + n) for o, n in zip(offset[:-2], local[:-2], strict=True)]
-        k = torch.as_tensor(k).expand(batch)[tuple(window)]
-    return shifted(k, offset[-2] - offset[-1], local[-2], local[-1])
-
-
-def other(torch: Any, request: Build) -> Any:
-    """Any other subclass: the plain eye copied by one ``copy_`` (which
-    completes or leaves ``out`` as it was); one that refuses a plain tensor
-    is refused in words naming its class."""
-    out = request.out
-    target, name = (request.like, "x") if out is None else (out, "out")
-    eye = general(torch, request.shape, request.k, request.dtype, request.device, None)
-    try:
-        if out is not None:
-            out.copy_(eye)
-            return out
-        return torch.empty_like(target, dtype=request.dtype).copy_(eye)
-    except (RuntimeError, TypeError, NotImplementedError) as exc:
-        msg = (
-            f"{name} is a {type(target).__name__}, a torch.Tensor subclass whose "
-            f"copy_ does not take the eye as a plain tensor ({exc}); give "
-            f"{'an out' if out is not None else 'x'} of torch.Tensor, or convert "
-            f"the result"
-        )
-        raise TypeError(msg) from exc
