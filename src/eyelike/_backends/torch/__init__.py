@@ -40,9 +40,9 @@ from .subclass import builds_plain, held_bytes
 __all__ = ["TORCH", "TorchBackend", "is_tensor_type"]
 
 _NDARRAY = np.ndarray
-# How torch refuses a device, or a dtype on it, when making a tensor: its
-# C++ errors, a build without the device type (AssertionError), a dtype the
-# device lacks (TypeError: MPS's float64), no module for it (ImportError).
+# How torch refuses a device, or a dtype on it, when making a tensor: C++
+# errors, a build without the device type, a dtype the device lacks (MPS's
+# float64), no module for it.
 _REFUSALS = (RuntimeError, AssertionError, TypeError, ImportError)
 
 
@@ -91,9 +91,8 @@ class TorchBackend(Backend):
 
     @property
     def _xp(self) -> Any:
-        # No state (guard rule 1): read when asked, by an import statement
-        # (first imported while torch.compile traces, a sys.modules miss
-        # would be a guard that fails at once).
+        # No state (guard rule 1), and an import statement: first imported
+        # while tracing, a sys.modules miss is a guard that fails at once.
         import array_api_compat.torch as compat
 
         return compat
@@ -105,9 +104,8 @@ class TorchBackend(Backend):
         return sys.modules["torch"]
 
     def device(self, device: Any) -> Any:
-        # A name's answer is remembered (its availability checks cost
-        # 0.5-4 us; a device that is usable stays so), but not while
-        # tracing (guard rule 2).
+        # A name's answer is remembered (availability costs 0.5-4 us, and a
+        # usable device stays so), but not while tracing (guard rule 2).
         torch = self._torch
         named = type(device) is str and not torch.compiler.is_dynamo_compiling()
         dev = _NAMED.get(device) if named else None
@@ -160,9 +158,9 @@ class TorchBackend(Backend):
             and (device is None or device.type in ("cpu", "cuda", "meta"))
         ):
             return dtype, dtype.itemsize
-        if torch.compiler.is_compiling():  # not the cache (guard rule 2)
-            return self._from_table(dtype, device)
-        return super().dtype(dtype, device)
+        # Remembered per spelling, but not while compiling (guard rule 2).
+        key = None if torch.compiler.is_compiling() else (self, device)
+        return self._from_table(dtype, device, key)
 
     def _dtype_table(self, device: Any) -> dict[str, Any]:
         # (Not array-api-compat's: too few, and cached up to its 1.11.)
@@ -185,7 +183,6 @@ class TorchBackend(Backend):
         return k
 
     def _clamp(self, k: Any, n_rows: int, n_cols: int, device: Any) -> Any:
-        # `Backend._clamp`'s policy: moved to the result's device, clamped.
         torch = self._torch
         if k.is_meta:
             where = torch.get_default_device() if device is None else device
@@ -215,10 +212,9 @@ class TorchBackend(Backend):
     def _held_bytes(
         self, of: Any, shape: tuple[int, ...], nbytes: int, device: Any
     ) -> int:
-        # CPU tensors only (CUDA, MPS and meta ones are not in main memory),
-        # and none only traced: by torch.export, a FakeTensorMode, or on a
-        # meta default device. (A torch.compile program allocates when it
-        # runs.)
+        # CPU tensors only, and none only traced: by torch.export, a
+        # FakeTensorMode, or on a meta default device. (A torch.compile
+        # program allocates when it runs.)
         torch = self._torch
         if device is not None and device.type != "cpu":
             return 0
@@ -244,8 +240,8 @@ class TorchBackend(Backend):
         _size.refuse_span(shape, span, "elements")
 
     def _out_strides(self, out: Any) -> tuple[int, ...] | None:
-        # What torch itself would refuse only once writing had begun. (An
-        # import statement: one guard, guard rule 3.)
+        # What torch would refuse only once writing had begun. (An import
+        # statement: one guard, rule 3.)
         import torch
 
         if out.is_nested or out.layout != torch.strided:
@@ -314,8 +310,8 @@ class TorchBackend(Backend):
         self, shape: Shape, k: Any, dtype: Any, like: Any, device: Any, out: Any
     ) -> Any:
         # The general path's builds, each fact read once: torch.eye(3) costs
-        # ~1 us, each check here 0.03-0.1 us. An import statement, not
-        # `self._torch`: one guard, not ten. (``out`` is None: `_short_out`.)
+        # ~1 us, each check here 0.03-0.1 us. (An import statement: one
+        # guard, `self._torch` ten. ``out`` is None: `_short_out`.)
         import torch
 
         traced = torch.compiler.is_dynamo_compiling()
@@ -349,11 +345,9 @@ class TorchBackend(Backend):
             type(device) is not torch.device
             or (traced and device.type != "cpu" and device.type != "meta")
         ):
-            # By the device rule: any but a torch.device, and one while
-            # tracing (a fake tensor is made on any device) but a CPU or
-            # meta one; eagerly, a name's answer it remembered is read at
-            # once. (An eager torch.device is checked on what is made:
-            # ``device.type`` costs 0.2 us.)
+            # By the device rule (eagerly, its answer for a name read at
+            # once), but an eager torch.device, checked on what is made
+            # (``device.type`` costs 0.2 us), and a CPU or meta one traced.
             named = None if traced or type(device) is not str else _NAMED.get(device)
             if named is None:
                 try:
@@ -362,9 +356,8 @@ class TorchBackend(Backend):
                     return None
             device = named
         if not one_k:
-            # Torch's rules on a per-matrix k (a plain CPU tensor of a signed
-            # integer type; no fake, no DTensor), for a CPU result (asked
-            # before building: a result elsewhere is the general path's).
+            # A per-matrix k: a plain CPU tensor of a signed integer type,
+            # for a CPU result (a result elsewhere is the general path's).
             if (
                 (device is not None and device.type != "cpu")
                 or type(k) is not torch.Tensor
@@ -388,8 +381,7 @@ class TorchBackend(Backend):
             return None  # the general path says why, in this package's words
         if like is not None or device is None or made.is_cpu or made.is_meta:
             return made
-        # A plain tensor made on CUDA proves CUDA works; a FakeTensorMode's
-        # proves nothing (and torch.cuda.is_available() costs ~1-4 us).
+        # A plain tensor made on CUDA proves CUDA works (asking costs 1-4 us).
         if made.is_cuda and (type(made) is torch.Tensor or torch.cuda.is_available()):
             return made
         return None
