@@ -54,23 +54,31 @@ def scalar_k(
     torch: Any, shape: tuple[int, ...], k: int, dtype: Any, device: Any, out: Any
 ) -> Any:
     """One offset for every matrix (``dtype``, ``device`` None: torch's
-    defaults): one matrix, by torch's eye where it can (one kernel), copied
-    over the batch, which is faster than a strided diagonal fill. In place
-    where a matrix is not worth a template, or a large batch is on CUDA (on
-    an H200, 256 MiB of 64x64 float32, zeros and a diagonal fill took 0.76
-    of eye + expand + clone's time)."""
+    defaults)."""
     # Not sliced: slicing a torch.Size costs ~0.2 us, indexing a third.
     batch = len(shape) > 2
     n_rows, n_cols = (shape[-2], shape[-1]) if batch else shape
-    whole = batch and (
+    if batch and (
         n_rows * n_cols > _SMALL_MATRIX
         or (
             shape[0] * n_rows * n_cols > _CUDA_IN_PLACE and _on_cuda(torch, device, out)
         )
-    )
+    ):
+        # In place: a large matrix is not worth a template, nor a large
+        # batch on CUDA (on an H200, 256 MiB of 64x64 float32, zeros and a
+        # diagonal fill took 0.76 of eye + expand + clone's time).
+        if out is None:
+            out = torch.zeros(shape, dtype=dtype, device=device)
+        else:
+            out.zero_()
+        if -n_rows < k < n_cols:
+            out.diagonal(k, -2, -1).fill_(1)
+        return out
+    # One matrix, by torch's eye where it can (one kernel), copied over the
+    # batch: faster than a strided diagonal fill. (Each keyword torch parses
+    # costs ~0.25 us: none where it can.)
     matrix = None
-    if k == 0 and not whole:
-        # (Each keyword torch parses costs ~0.25 us: none where it can.)
+    if k == 0:
         try:
             if dtype is None and device is None:
                 matrix = torch.eye(n_rows, n_cols)
@@ -81,15 +89,9 @@ def scalar_k(
         except NotImplementedError:  # (uint16-64 on the CPU: asked after)
             pass
     if matrix is None:  # torch.eye has no offset
-        if whole and out is not None:
-            matrix = out.zero_()
-        else:
-            where = shape if whole else (n_rows, n_cols)
-            matrix = torch.zeros(where, dtype=dtype, device=device)
+        matrix = torch.zeros((n_rows, n_cols), dtype=dtype, device=device)
         if -n_rows < k < n_cols:
-            matrix.diagonal(k, -2, -1).fill_(1)
-    if whole:
-        return matrix
+            matrix.diagonal(k).fill_(1)
     if out is not None:
         return out.copy_(matrix)  # broadcast over the batch: one pass
     # (The sizes one by one: a torch.Size or tuple costs torch ~2 us more.)
