@@ -93,6 +93,16 @@ def index_or_none(value: Any) -> int | None:
         return None
 
 
+def not_an_integer(value: Any, must: str, forms: str = "") -> TypeError:
+    """The error for a ``value`` that `index_or_none` refused: ``must`` says
+    what was wanted, ``forms`` the forms taken (shown beside its type)."""
+    if is_bool_like(value):
+        return TypeError(f"{must}, not a bool; got {show(value)}")
+    if not_data(value) or is_time(value):
+        return TypeError(f"{must}; got {show(value)}")
+    return TypeError(f"{must}{forms}; got {show_typed(value)}")
+
+
 def host_values(value: np.ndarray[Any, Any]) -> Any:
     """A NumPy array's values as Python objects (``tolist``), each int read
     as the constant it is (torch.compile traces NumPy as a tensor and may
@@ -159,13 +169,7 @@ def dimension(value: Any, name: str) -> int:
     v = index_or_none(value)
     if v is None:
         must = f"{name} must be a non-negative integer"
-        if is_bool_like(value):
-            msg = f"{must}, not a bool; got {show(value)}"
-        elif not_data(value) or is_time(value):
-            msg = f"{must}; got {show(value)}"
-        else:
-            msg = f"{must} (int or object with __index__); got {show_typed(value)}"
-        raise TypeError(msg)
+        raise not_an_integer(value, must, " (int or object with __index__)")
     if is_symbolic(v):  # read from a traced tensor: known when the program runs
         return v
     return within_int64(v, name)

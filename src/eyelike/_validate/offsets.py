@@ -21,11 +21,11 @@ from .integers import (
     is_array,
     is_bool_like,
     is_time,
-    not_data,
+    not_an_integer,
     one_element,
 )
 from .size import physical_memory
-from .text import show, show_typed
+from .text import show
 
 # One name, not a chain: each link is a guard of torch.compile's program.
 _NDARRAY = np.ndarray
@@ -44,27 +44,23 @@ def host_offsets(
     Python int for a scalar (a 0-D array included: one offset for every
     matrix), else an int64 NumPy array that broadcasts to ``batch``."""
     lo, hi = bounds
-    if type(k) is int:
-        return min(max(k, lo), hi)
-    if isinstance(k, np.integer) and not is_time(k):  # (read at once)
+    if type(k) is int or (isinstance(k, np.integer) and not is_time(k)):
         return min(max(int(k), lo), hi)
-    if not_data(k) or is_time(k):
-        msg = f"k must be an integer or an integer array; got {show(k)}"
-        raise TypeError(msg)
     if isinstance(k, _NDARRAY) and k.ndim == 0:
         # One offset for every matrix (and torch.compile's NumPy scalar).
         k = one_element(k)
         if isinstance(k, (list, tuple)):  # an object array's one entry
             msg = f"k as a 0-d array must hold one integer; got {show(k)}"
             raise TypeError(msg)
-    if not isinstance(k, (list, tuple, np.ndarray)):
-        if not _other_sequence(k):
-            return min(max(_scalar(k), lo), hi)
-        k = list(k)  # a range, a deque, an array.array: a sequence as a list's
-    if isinstance(k, np.ndarray):
+    if isinstance(k, _NDARRAY):
         arr = clamp_array(k, lo, hi)
-    else:
+    elif _is_sequence(k):  # a list, a tuple, a range, a deque, an array.array
         arr = _sequence(k, batch, lo, hi)
+    else:
+        v = index_or_none(k)
+        if v is None:
+            raise not_an_integer(k, "k must be an integer or an integer array")
+        return min(max(v, lo), hi)
     check_broadcast(arr.shape, batch)
     return arr
 
@@ -104,18 +100,6 @@ def broadcasts_to(shape: tuple[int, ...], batch: tuple[int, ...]) -> bool:
     return all(s == b or s == 1 or b is None for s, b in zip(shape, tail, strict=True))
 
 
-def _scalar(k: Any) -> int:
-    """A scalar ``k`` as a Python int, under the one integer rule."""
-    v = index_or_none(k)
-    if v is None:
-        if is_bool_like(k):
-            msg = f"k must be an integer or an integer array, not a bool; got {show(k)}"
-        else:
-            msg = f"k must be an integer or an integer array; got {show_typed(k)}"
-        raise TypeError(msg)
-    return v
-
-
 def clamp_array(k: np.ndarray[Any, Any], lo: int, hi: int) -> np.ndarray[Any, Any]:
     """A NumPy integer array, clamped into ``[lo, hi]`` as int64."""
     if k.dtype.kind not in "iu":
@@ -133,7 +117,7 @@ def clamp_array(k: np.ndarray[Any, Any], lo: int, hi: int) -> np.ndarray[Any, An
 
 
 def _sequence(
-    k: list[Any] | tuple[Any, ...], batch: tuple[int, ...], lo: int, hi: int
+    k: Sequence[Any], batch: tuple[int, ...], lo: int, hi: int
 ) -> np.ndarray[Any, Any]:
     """A (nested) sequence of integers as an int64 array clamped into
     ``[lo, hi]``, read in Python (``np.asarray`` would take bools as ints,
@@ -151,54 +135,24 @@ def _sequence(
         flat = entries
     if flat and not (min(flat) >= INT64_MIN and max(flat) <= INT64_MAX):
         flat = [min(max(v, lo), hi) for v in flat]
+    # (np.clip: torch.compile, which traces NumPy here, reads no dtype.kind.)
     clamped: np.ndarray[Any, Any] = np.clip(np.array(flat, dtype=np.int64), lo, hi)
     return clamped.reshape(shape)
-
-
-def _flatten(
-    k: list[Any] | tuple[Any, ...], batch: tuple[int, ...]
-) -> tuple[tuple[int, ...], list[Any]]:
-    """The shape of a rectangular nest of sequences (`_is_level`) and its
-    last level's entries, row-major; read level by level, each list once,
-    so that a list holding itself, or one too deep or too large, is refused
-    before it is expanded."""
-    _check_size(k, batch)
-    shape: list[int] = []
-    level: list[Any] = [k]
-    seen: set[int] = set()
-    while level and _is_level(level[0]):
-        ids = {id(v) for v in level}
-        if len(shape) == MAX_BATCH_DIMS or not ids.isdisjoint(seen):
-            # (NumPy or a repr would overflow the stack on it.)
-            rank = len(batch)
-            msg = (
-                f"k is nested more than {MAX_BATCH_DIMS} levels deep; one offset per "
-                f"matrix broadcasts to batch_shape {batch} with at most {rank} "
-                f"level{'' if rank == 1 else 's'} of nesting"
-            )
-            raise ValueError(msg)
-        seen |= ids
-        if not all(_is_level(v) for v in level):
-            msg = f"k must hold integers only; got {show(k)}"
-            raise TypeError(msg)
-        rows = [_entries(v, k) for v in level]
-        n = len(rows[0])
-        if not all(len(r) == n for r in rows):  # entries that are lists
-            msg = f"k must be a rectangular sequence of integers; got {show(k)}"
-            raise TypeError(msg)
-        shape.append(n)
-        level = [v for row in rows for v in row]
-    return tuple(shape), level
 
 
 # Nests of up to this many offsets are walked before their size is judged.
 _CHEAP_TO_WALK = 1 << 20
 
 
-def _check_size(k: Any, batch: tuple[int, ...]) -> None:
-    """Refuse a nest whose shape, read down its first entries (as NumPy
-    reads it), holds more offsets than the batch has matrices, or than
-    memory holds, before any list shared at every level is expanded."""
+def _flatten(
+    k: Sequence[Any], batch: tuple[int, ...]
+) -> tuple[tuple[int, ...], list[Any]]:
+    """The shape of a rectangular nest of sequences (`_is_level`) and its
+    last level's entries, row-major. The shape is read first down the first
+    entries (as NumPy reads it), so that a nest too deep, or holding more
+    offsets than the batch has matrices or memory holds, is refused before
+    any list shared at every level (or holding itself) is expanded; then
+    each level is read once, each of its lists held to that shape."""
     shape: list[int] = []
     first: Any = k
     while _is_level(first) and len(shape) <= MAX_BATCH_DIMS:
@@ -207,44 +161,58 @@ def _check_size(k: Any, batch: tuple[int, ...]) -> None:
         if not entries:
             break
         first = entries[0]
-    if len(shape) > MAX_BATCH_DIMS:
-        return  # the walk refuses it, as too deep
-    count = math.prod(shape)
-    if count <= _CHEAP_TO_WALK:
-        return  # the walk says what is wrong, in its order
-    total = math.prod(batch)
-    if type(total) is int and count > max(total, 1):
+    if len(shape) > MAX_BATCH_DIMS:  # (NumPy or a repr would overflow the stack)
+        rank = len(batch)
         msg = (
-            f"k of shape {tuple(shape)} has more offsets than batch_shape "
-            f"{batch} has matrices: it cannot broadcast to it"
+            f"k is nested more than {MAX_BATCH_DIMS} levels deep; one offset per "
+            f"matrix broadcasts to batch_shape {batch} with at most {rank} "
+            f"level{'' if rank == 1 else 's'} of nesting"
         )
         raise ValueError(msg)
-    if count * 8 > physical_memory():
-        msg = f"k of shape {tuple(shape)} has more offsets than memory holds"
-        raise MemoryError(msg)
+    count = math.prod(shape)
+    if count > _CHEAP_TO_WALK:  # (smaller: the walk says what is wrong, in order)
+        total = math.prod(batch)
+        if type(total) is int and count > max(total, 1):
+            msg = (
+                f"k of shape {tuple(shape)} has more offsets than batch_shape "
+                f"{batch} has matrices: it cannot broadcast to it"
+            )
+            raise ValueError(msg)
+        if count * 8 > physical_memory():
+            msg = f"k of shape {tuple(shape)} has more offsets than memory holds"
+            raise MemoryError(msg)
+    level: list[Any] = [k]
+    for n in shape:
+        if not all(_is_level(v) for v in level):
+            msg = f"k must hold integers only; got {show(k)}"
+            raise TypeError(msg)
+        rows = [_entries(v, k) for v in level]
+        if not all(len(r) == n for r in rows):  # entries that are lists
+            msg = f"k must be a rectangular sequence of integers; got {show(k)}"
+            raise TypeError(msg)
+        level = [v for row in rows for v in row]
+    return tuple(shape), level
 
 
-def _other_sequence(v: Any) -> bool:
-    """A Python sequence other than a list or tuple (a range, a deque, an
+def _is_sequence(v: Any) -> bool:
+    """A Python sequence (a list, a tuple, a range, a deque, an
     ``array.array``...; text is no sequence of offsets)."""
     return isinstance(v, Sequence) and not isinstance(v, (str, bytes, bytearray))
 
 
 def _is_level(v: Any) -> bool:
-    """A sequence of offsets within ``k``: a list, a tuple, any other Python
-    sequence, or an array of rank >= 1 (of any library)."""
+    """A sequence of offsets within ``k``: a Python sequence or an array of
+    rank >= 1 (of any library)."""
     if type(v) is int:  # the common entry (and torch.compile's sizes)
         return False
-    if isinstance(v, (list, tuple, range)) or _other_sequence(v):
-        return True
-    return not isinstance(v, (str, bytes)) and bool(getattr(v, "ndim", 0))
+    return _is_sequence(v) or bool(getattr(v, "ndim", 0))
 
 
-def _entries(v: Any, k: Any) -> list[Any] | tuple[Any, ...]:
+def _entries(v: Any, k: Any) -> Sequence[Any]:
     """The entries of one sequence of ``k`` (an array's as Python values)."""
     if isinstance(v, (list, tuple)):
         return v
-    if isinstance(v, range) or (_other_sequence(v) and not hasattr(v, "tolist")):
+    if _is_sequence(v) and not hasattr(v, "tolist"):
         return list(v)
     try:
         if hasattr(v, "tolist"):
