@@ -144,47 +144,29 @@ def is_ml_dtype(dt: np.dtype[Any]) -> bool:
     return dt.type.__module__.partition(".")[0] == "ml_dtypes"
 
 
-def _exact_zero_and_one(dt: np.dtype[Any]) -> np.dtype[Any]:
-    is_ml = is_ml_dtype(dt)
-    if dt.kind not in "biufc" and not is_ml:
-        msg = f"dtype must be a numeric or bool dtype; got {dt!r} ({dt.name})"
-        raise DTypeError(msg)
-    if is_ml:
-        # Values a narrow format cannot hold exactly make a wrong "identity".
-        zero, one = dt.type(0), dt.type(1)
-        if dt.name in NO_ZERO or complex(zero) != 0 or complex(one) != 1:
-            msg = f"dtype {dt.name} cannot represent 0 and 1 exactly, so no eye"
-            raise DTypeError(msg)
-    return dt
-
-
 def _refuse_value(dtype: Any) -> None:
     """Refuse a bool, or an array (or a module with a ``shape``, as
     ``numpy``) given as a dtype or anywhere inside a tuple, list or dict
-    given as one: NumPy would read its ``.dtype``, silently or warning."""
+    (NumPy's forms of a sub-array or structured dtype) given as one: NumPy
+    would read its ``.dtype``, silently or warning. Each container is
+    visited once, by its id (the caller's stay alive throughout)."""
     # The type test first: torch.compile cannot trace hasattr of a NumPy dtype.
-    if isinstance(dtype, bool) or (
-        not isinstance(dtype, (str, np.dtype)) and _holds_value(dtype)
-    ):
-        msg = f"dtype must be a dtype or dtype name, not a value; got {show(dtype)}"
-        raise DTypeError(msg)
-
-
-def _holds_value(spec: Any) -> bool:
-    """Whether ``spec`` is, or a tuple, list or dict (NumPy's forms of a
-    sub-array or structured dtype) holds at any depth, an array (or a module
-    with a ``shape``); each container visited once, by its id (the caller's
-    containers stay alive throughout)."""
+    if isinstance(dtype, (str, np.dtype)):
+        return
+    value = isinstance(dtype, bool)
     seen: set[int] = set()
-    todo = [spec]
-    while todo:
+    todo = [dtype]
+    while todo and not value:
         item = todo.pop()
-        if is_array(item) or (isinstance(item, ModuleType) and hasattr(item, "shape")):
-            return True
+        value = is_array(item) or (
+            isinstance(item, ModuleType) and hasattr(item, "shape")
+        )
         if isinstance(item, (tuple, list, dict)) and id(item) not in seen:
             seen.add(id(item))
             todo.extend(item.values() if isinstance(item, dict) else item)
-    return False
+    if value:
+        msg = f"dtype must be a dtype or dtype name, not a value; got {show(dtype)}"
+        raise DTypeError(msg)
 
 
 def from_numpy(dtype: Any, library: str) -> np.dtype[Any]:
@@ -213,7 +195,17 @@ def from_numpy(dtype: Any, library: str) -> np.dtype[Any]:
                     "eyelike[ml-dtypes] (pip install 'eyelike[ml-dtypes]')"
                 )
         raise DTypeError(msg)
-    return _exact_zero_and_one(dt)
+    is_ml = is_ml_dtype(dt)
+    if dt.kind not in "biufc" and not is_ml:
+        msg = f"dtype must be a numeric or bool dtype; got {dt!r} ({dt.name})"
+        raise DTypeError(msg)
+    if is_ml:
+        # Values a narrow format cannot hold exactly make a wrong "identity".
+        zero, one = dt.type(0), dt.type(1)
+        if dt.name in NO_ZERO or complex(zero) != 0 or complex(one) != 1:
+            msg = f"dtype {dt.name} cannot represent 0 and 1 exactly, so no eye"
+            raise DTypeError(msg)
+    return dt
 
 
 def from_table(

@@ -30,8 +30,10 @@ def check(
     if strides is None or nests(shape, strides):
         return
     backend._check_unnested(shape, strides)
-    shares = _shares_memory(shape, strides)
-    if shares is None:
+    # Told exactly from every element's offset, where there are few enough
+    # to list (and their number is known before the program runs).
+    n = math.prod(shape)
+    if type(n) is not int or n > _ENUMERATED:
         msg = (
             f"out's layout (strides {strides} for shape {shape}) is not one "
             f"eyelike can check for elements that share memory (more than "
@@ -40,7 +42,10 @@ def check(
             f"contiguous array's do, or copy the result into it"
         )
         raise ValueError(msg)
-    if shares:
+    offsets = np.zeros((), dtype=np.int64)
+    for size, stride in zip(shape, strides, strict=True):
+        offsets = np.add.outer(offsets, np.arange(size, dtype=np.int64) * stride)
+    if np.unique(offsets).size < n:
         msg = (
             f"out has elements that share memory (strides {strides} for shape "
             f"{shape}); it cannot hold an eye"
@@ -51,19 +56,6 @@ def check(
 # Layouts whose strides do not nest are checked element by element up to
 # this many elements (their offsets: 8 bytes each).
 _ENUMERATED = 1 << 20
-
-
-def _shares_memory(shape: tuple[int, ...], strides: tuple[int, ...]) -> bool | None:
-    """Whether two elements of a layout share an address, told exactly from
-    every element's offset; None where there are too many to list (or the
-    sizes are known only when the program runs)."""
-    n = math.prod(shape)
-    if type(n) is not int or n > _ENUMERATED:
-        return None
-    offsets = np.zeros((), dtype=np.int64)
-    for size, stride in zip(shape, strides, strict=True):
-        offsets = np.add.outer(offsets, np.arange(size, dtype=np.int64) * stride)
-    return bool(np.unique(offsets).size < n)
 
 
 def nests(shape: tuple[int, ...], strides: tuple[int, ...]) -> bool:

@@ -9,17 +9,12 @@ from typing import Any
 
 from .integers import INT64_MAX, is_symbolic
 
-
-def _read_physical_memory() -> int:
-    try:
-        return os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES")
-    except (AttributeError, ValueError, OSError):  # not POSIX: no limit known
-        return INT64_MAX
-
-
 # Read once, at import: torch.compile cannot trace os.sysconf, and the
 # answer does not change while the process runs.
-_PHYSICAL_MEMORY = _read_physical_memory()
+try:
+    _PHYSICAL_MEMORY = os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES")
+except (AttributeError, ValueError, OSError):  # not POSIX: no limit known
+    _PHYSICAL_MEMORY = INT64_MAX
 
 
 def physical_memory() -> int:
