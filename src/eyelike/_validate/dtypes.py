@@ -213,14 +213,12 @@ def from_table(
 ) -> tuple[Any, int]:
     """The entry of ``table`` (name -> dtype object) that ``dtype`` means."""
     _refuse_value(dtype)
-    found = None
-    for name, candidate in table.items():
-        # Like with like: array-api-strict warns compared with NumPy's.
-        if type(dtype) is type(candidate) and dtype == candidate:
-            found = name
-            break
+    # Like with like: array-api-strict warns compared with NumPy's.
+    found = next(
+        (n for n, c in table.items() if type(c) is type(dtype) and dtype == c), None
+    )
     if found is None:
-        found = dtype_name(dtype) if not isinstance(dtype, bool) else None
+        found = dtype_name(dtype)
     if found not in table and isinstance(dtype, str):
         # The namespace's own spelling ("i4" for pydata sparse's, NumPy's
         # dtypes): one its dtype objects compare equal to.

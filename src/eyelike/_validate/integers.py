@@ -54,9 +54,10 @@ def is_time(value: Any) -> bool:
 
 def is_integer_scalar(value: Any) -> bool:
     """A Python or NumPy integer scalar (the operators' int attributes)."""
-    if isinstance(value, (bool, np.bool_)) or is_time(value):
-        return False
-    return isinstance(value, (int, np.integer))
+    # (NumPy's bool is no np.integer; its timedelta64 is.)
+    return isinstance(value, (int, np.integer)) and not isinstance(
+        value, (bool, np.timedelta64)
+    )
 
 
 def index_or_none(value: Any) -> int | None:

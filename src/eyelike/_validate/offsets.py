@@ -116,43 +116,22 @@ def clamp_array(k: np.ndarray[Any, Any], lo: int, hi: int) -> np.ndarray[Any, An
     return wide
 
 
+# Nests of up to this many offsets are walked before their size is judged.
+_CHEAP_TO_WALK = 1 << 20
+
+
 def _sequence(
     k: Sequence[Any], batch: tuple[int, ...], lo: int, hi: int
 ) -> np.ndarray[Any, Any]:
     """A (nested) sequence of integers as an int64 array clamped into
     ``[lo, hi]``, read in Python (``np.asarray`` would take bools as ints,
     and ints past int64 as floats; torch.compile traces no object arrays).
-    Plain ints cost a few passes at C speed; others go through the rule."""
-    shape, flat = _flatten(k, batch)
-    if not set(map(type, flat)) <= {int}:
-        entries = []
-        for v in flat:
-            entry = index_or_none(v)
-            if entry is None:  # at the first: later entries' __index__ never runs
-                msg = f"k must hold integers only; got {show(k)}"
-                raise TypeError(msg)
-            entries.append(entry)
-        flat = entries
-    if flat and not (min(flat) >= INT64_MIN and max(flat) <= INT64_MAX):
-        flat = [min(max(v, lo), hi) for v in flat]
-    # (np.clip: torch.compile, which traces NumPy here, reads no dtype.kind.)
-    clamped: np.ndarray[Any, Any] = np.clip(np.array(flat, dtype=np.int64), lo, hi)
-    return clamped.reshape(shape)
 
-
-# Nests of up to this many offsets are walked before their size is judged.
-_CHEAP_TO_WALK = 1 << 20
-
-
-def _flatten(
-    k: Sequence[Any], batch: tuple[int, ...]
-) -> tuple[tuple[int, ...], list[Any]]:
-    """The shape of a rectangular nest of sequences (`_is_level`) and its
-    last level's entries, row-major. The shape is read first down the first
-    entries (as NumPy reads it), so that a nest too deep, or holding more
-    offsets than the batch has matrices or memory holds, is refused before
-    any list shared at every level (or holding itself) is expanded; then
-    each level is read once, each of its lists held to that shape."""
+    Its shape is read first, down the first entries (as NumPy reads it), so
+    that a nest too deep, or of more offsets than the batch has matrices or
+    memory holds, is refused before any list shared at every level (or
+    holding itself) is expanded; then each level is read once, each of its
+    sequences held to that shape. Plain ints cost a few passes at C speed."""
     shape: list[int] = []
     first: Any = k
     while _is_level(first) and len(shape) <= MAX_BATCH_DIMS:
@@ -181,17 +160,27 @@ def _flatten(
         if count * 8 > physical_memory():
             msg = f"k of shape {tuple(shape)} has more offsets than memory holds"
             raise MemoryError(msg)
-    level: list[Any] = [k]
+    flat: list[Any] = [k]
     for n in shape:
-        if not all(_is_level(v) for v in level):
-            msg = f"k must hold integers only; got {show(k)}"
-            raise TypeError(msg)
-        rows = [_entries(v, k) for v in level]
+        rows = [_entries(v, k) for v in flat]
         if not all(len(r) == n for r in rows):  # entries that are lists
             msg = f"k must be a rectangular sequence of integers; got {show(k)}"
             raise TypeError(msg)
-        level = [v for row in rows for v in row]
-    return tuple(shape), level
+        flat = [v for row in rows for v in row]
+    if not set(map(type, flat)) <= {int}:
+        entries = []
+        for v in flat:
+            entry = index_or_none(v)
+            if entry is None:  # at the first: later entries' __index__ never runs
+                msg = f"k must hold integers only; got {show(k)}"
+                raise TypeError(msg)
+            entries.append(entry)
+        flat = entries
+    if flat and not (min(flat) >= INT64_MIN and max(flat) <= INT64_MAX):
+        flat = [min(max(v, lo), hi) for v in flat]
+    # (np.clip: torch.compile, which traces NumPy here, reads no dtype.kind.)
+    clamped: np.ndarray[Any, Any] = np.clip(np.array(flat, dtype=np.int64), lo, hi)
+    return clamped.reshape(shape)
 
 
 def _is_sequence(v: Any) -> bool:
@@ -209,16 +198,20 @@ def _is_level(v: Any) -> bool:
 
 
 def _entries(v: Any, k: Any) -> Sequence[Any]:
-    """The entries of one sequence of ``k`` (an array's as Python values)."""
+    """The entries of one sequence of ``k`` (an array's as Python values);
+    refused where ``v`` is none (an integer beside sequences) or holds no
+    values yet (a tracer of JAX's jit)."""
     if isinstance(v, (list, tuple)):
         return v
     if _is_sequence(v) and not hasattr(v, "tolist"):
         return list(v)
-    try:
-        if hasattr(v, "tolist"):
-            entries: list[Any] = v.tolist()
-            return entries
-        return [v[i, ...] for i in range(v.shape[0])]
-    except TypeError:  # no values yet (a tracer of JAX's jit)
-        msg = f"k must hold integers only; got {show(k)}"
-        raise TypeError(msg) from None
+    if _is_level(v):
+        try:
+            if hasattr(v, "tolist"):
+                entries: list[Any] = v.tolist()
+                return entries
+            return [v[i, ...] for i in range(v.shape[0])]
+        except TypeError:
+            pass
+    msg = f"k must hold integers only; got {show(k)}"
+    raise TypeError(msg)
