@@ -20,7 +20,6 @@ from eyelike._backends import backend_of_array, backend_of_namespace
 from eyelike._backends import cubed as _cubed
 from eyelike._backends import numpy as _numpy
 from eyelike._backends._base import Build
-from eyelike._backends.cubed import chunks as _chunks
 
 cubed = pytest.importorskip("cubed")
 
@@ -179,7 +178,7 @@ def test_eye_like_of_a_chunk_too_large_for_a_task(tmp_path: Path) -> None:
     k = np.arange(64) * 37 % 1100 - 550
     y = eyelike.eye_like(x, k=k)
     assert y.spec is spec
-    assert _chunks.fits(spec, y.chunksize, 8, per_matrix_k=True)
+    assert _cubed.fits(spec, y.chunksize, 8, per_matrix_k=True)
     expected = _numpy.eye(_build((64, 512, 512), k))
     _check(y, expected)
     _check(y * 2, expected * 2)
@@ -216,7 +215,7 @@ def test_what_zeros_computes_computes_here(
         x = eyelike.eye(n_rows, n_cols, k=k, batch_shape=batch, dtype=dtype, xp=cubed)
         assert x.spec is small
         per_matrix = not isinstance(k, int)
-        assert _chunks.fits(small, x.chunksize, x.dtype.itemsize, per_matrix)
+        assert _cubed.fits(small, x.chunksize, x.dtype.itemsize, per_matrix)
         expected = _numpy.eye(_build(shape, k, dtype))
         _check(x, expected, dtype)
         # An element-wise op on it fits a task too.

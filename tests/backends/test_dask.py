@@ -332,13 +332,13 @@ def test_chunks_only_for_dask() -> None:
 def test_nothing_runs_at_call_time(monkeypatch: pytest.MonkeyPatch) -> None:
     """No compute, and ``meta`` is given: no chunk is made until compute."""
     calls: list[tuple[int, ...]] = []
-    block = _dask._block
+    block = _dask.block
 
     def spy(chunk_shape: tuple[int, ...], k: Any, **kwargs: Any) -> Any:
         calls.append(chunk_shape)
         return block(chunk_shape, k, **kwargs)
 
-    monkeypatch.setattr(_dask, "_block", spy)
+    monkeypatch.setattr(_dask, "block", spy)
     k = da.from_array(np.arange(12) % 4, chunks=5)
     x = _lazy(eyelike.eye, 3, k=k, batch_shape=(12,), dtype="int8", xp=da, chunks=4)
     y = _lazy(eyelike.eye_like, x, k=np.arange(12) - 6)

@@ -1,17 +1,24 @@
-"""The cubed backend: a lazy batched eye whose every task fits the Spec
-(its chunks: ``chunks.py``).
+"""The cubed backend: a lazy batched eye whose every task fits the Spec.
 
-Each block is made, when computed, by the lazy libraries' one adapter of
-the eager fill (``dask._block``), from its block id: its offsets in the
-chunk grid give the block's own diagonal, and a per-matrix ``k`` is read by
-blocks beside it. The block functions are module-level (cubed ships them to
-serverless workers by pickling). ``eye_like`` keeps ``x``'s Spec (as
-``cubed.zeros_like``); ``eye`` takes its config's, or a cubed ``k``'s, as
-cubed's creation functions and operations do.
+Each block is made, when computed, by ``dask.chunks.block`` (the lazy
+libraries' one adapter of the eager fill) from its block id, which gives
+its own diagonal; a per-matrix ``k`` (cubed's, or host values made one) is
+read by blocks beside it. The block functions are module-level (cubed
+pickles them for its workers). ``eye_like`` keeps ``x``'s Spec (as
+``cubed.zeros_like``); ``eye`` takes a cubed ``k``'s, or its config's.
+
+The chunks: ``x``'s, the caller's (read by ``dask.chunks.read``), or
+cubed's "auto" (its 128 MiB ceiling), under the Spec's: a task on a chunk
+of the eye, or of an element-wise result of it, must fit ``allowed_mem``
+as cubed projects it, or cubed computes none of it (``cubed.zeros``'s
+chunks are virtual, never written). Whole matrices per chunk where one
+fits a task; else one matrix per chunk, itself chunked (as ``cubed.eye``).
 """
 
 from __future__ import annotations
 
+import importlib
+import math
 from functools import partial
 from typing import Any
 
@@ -19,12 +26,16 @@ import numpy as np
 
 from ..._validate.dtypes import is_ml_dtype
 from ..._validate.text import show
-from .._base import Backend, Build, clamp, host_device
-from ..dask import _block
-from ..dask.chunks import lazy_k
-from .chunks import chunks_of, library
+from .._base import Backend, Build, host_device
+from ..dask.chunks import Chunks, block, lazy_k, read, refusal
 
-__all__ = ["CubedBackend", "eye"]
+__all__ = ["CubedBackend", "eye", "fits"]
+
+# cubed's "auto" chunk size (its normaliser's fixed ceiling, as cubed.zeros).
+_AUTO_BYTES = 128 * 2**20
+# Beside the chunks: the block-id array's chunk, and slack (bytes).
+_MARGIN = 1024
+_K_ITEMSIZE = 8  # a per-matrix k is read as int64
 
 
 class CubedBackend(Backend):
@@ -52,49 +63,36 @@ class CubedBackend(Backend):
             raise TypeError(msg)
         return found
 
-    def _clamp(self, k: Any, n_rows: int, n_cols: int, device: Any) -> Any:
-        # Not moved (one device: cubed reads k's blocks where it makes the
-        # output's).
-        index = self._index_dtype(self.device_of(k))
-        return clamp(self._xp, k, n_rows, n_cols, index)
-
     def eye(self, build: Build) -> Any:
         return eye(build)
 
 
+def _library(name: str) -> Any:
+    """A module of cubed, imported on first use (typed ``Any``: a NumPy-only
+    install, and the type checker's, has no cubed)."""
+    return importlib.import_module(name)
+
+
 def _piece(
-    x: Any,
-    *,
     k: Any,
+    *empty: Any,
     sizes: tuple[int, ...],
     shape: tuple[int, ...],
     dtype: np.dtype[Any],
     block_id: Any,
 ) -> Any:
     """The block at ``block_id`` (in chunks of ``sizes``) of an eye of
-    ``shape``. ``k``: an int; the whole host ``k``, of which the block's
-    slice is read (it travels with the function, as ``cubed.from_array``
-    ships its array); or None, where ``x`` is the block of a cubed ``k``
-    (else ``x`` is a virtual empty block)."""
+    ``shape``: ``k`` an int (``empty``: the virtual block ``map_blocks``
+    gives), or the block of a per-matrix ``k`` beside it (`_k_key`)."""
     starts = [i * s for i, s in zip(block_id, sizes, strict=True)]
     piece = tuple(min(s, n - a) for a, s, n in zip(starts, sizes, shape, strict=True))
-    if k is None:
-        k = x
-    elif not isinstance(k, int):
-        lead = len(shape) - 2 - k.ndim
-        index = []
-        for j, n in enumerate(k.shape):  # (whole where k broadcasts)
-            a, p = starts[lead + j], piece[lead + j]
-            index.append(slice(a, a + p) if n == shape[lead + j] else slice(None))
-        k = k[tuple(index)]
-    shift = starts[-2] - starts[-1]  # (r0 - c0: the piece's own diagonals)
-    return _block(piece, k, out_dtype=dtype, shift=shift)
+    return block(piece, k, out_dtype=dtype, shift=starts[-2] - starts[-1])
 
 
 def _k_key(out_key: Any, *, name: str, numblocks: tuple[int, ...]) -> Any:
     """The block of ``k`` (of ``numblocks``) an output block reads: the one
     at its batch coordinates, 0 along a dimension where ``k`` broadcasts."""
-    blockwise = library("cubed.primitive.blockwise")
+    blockwise = _library("cubed.primitive.blockwise")
     coords = out_key.coords[-2 - len(numblocks) : -2]
     coords = tuple(c if n > 1 else 0 for c, n in zip(coords, numblocks, strict=True))
     return blockwise.FunctionArgs(
@@ -104,7 +102,7 @@ def _k_key(out_key: Any, *, name: str, numblocks: tuple[int, ...]) -> Any:
 
 def _spec_of(build: Build) -> Any:
     """The Spec: ``x``'s, a cubed ``k``'s, or cubed's config's."""
-    cubed = library("cubed")
+    cubed = _library("cubed")
     if build.like is not None:
         spec = build.like.spec
         if isinstance(build.k, cubed.Array) and build.k.spec != spec:
@@ -113,12 +111,12 @@ def _spec_of(build: Build) -> Any:
         return spec
     if isinstance(build.k, cubed.Array):
         return build.k.spec
-    return library("cubed.spec").spec_from_config(cubed.config)
+    return _library("cubed.spec").spec_from_config(cubed.config)
 
 
 def eye(build: Build) -> Any:
     """A lazy cubed array of the batched eye ``build`` asks for, chunked as
-    `chunks.chunks_of` says.
+    `_chunks_of` says.
 
     Raises
     ------
@@ -126,25 +124,88 @@ def eye(build: Build) -> Any:
         ``chunks`` is not a regular chunking of the shape, or a cubed ``k``
         has another Spec than ``x``.
     """
-    cubed = library("cubed")
+    cubed = _library("cubed")
     shape = build.shape
     dtype = np.dtype(build.dtype)
     spec = _spec_of(build)
-    chunks = chunks_of(build, spec, dtype)
+    chunks = _chunks_of(build, spec, dtype)
     if 0 in shape:
         return cubed.zeros(shape, dtype=dtype, chunks=chunks, spec=spec)
-    k = lazy_k(build.k, shape[:-2], chunks[:-2], cubed.Array)
     sizes = tuple(dim[0] for dim in chunks)
     piece = partial(_piece, sizes=sizes, shape=shape, dtype=dtype)
-    if not isinstance(k, cubed.Array):  # an int, or host values read by slices
+    if isinstance(build.k, int):
         return cubed.map_blocks(
-            partial(piece, k=k), dtype=dtype, chunks=chunks, spec=spec
+            partial(piece, build.k), dtype=dtype, chunks=chunks, spec=spec
         )
-    return library("cubed.core.ops").general_blockwise(
-        partial(piece, k=None),
+    from_array = partial(cubed.from_array, spec=spec)
+    k = lazy_k(build.k, shape[:-2], chunks[:-2], cubed.Array, from_array)
+    return _library("cubed.core.ops").general_blockwise(
+        piece,
         partial(_k_key, name=k.name, numblocks=k.numblocks),
         k,
         shapes=[shape],
         dtypes=[dtype],
         chunkss=[chunks],
     )
+
+
+def _task(spec: Any, piece: int, per_matrix_k: bool) -> tuple[int, int, int]:
+    """Under ``spec``: a task's bytes for chunks; what it spends per byte of
+    a chunk an element-wise op reads and writes (cubed counts buffers per
+    chunk read and written: more on cloud storage); and per matrix (or
+    piece of one) of ``piece`` bytes, the larger of such an op on the eye
+    and the eye itself (a virtual empty block read, or one int64 of ``k``)."""
+    copies = _library("cubed.primitive.memory").get_buffer_copies(spec)
+    read, write = copies.read + 1, copies.write + 1
+    budget = max(0, int(spec.allowed_mem) - int(spec.reserved_mem) - _MARGIN)
+    cost = piece * (read + write)
+    if per_matrix_k:
+        cost = max(cost, _K_ITEMSIZE * read + piece * write)
+    return budget, read + write, cost
+
+
+def fits(
+    spec: Any, chunksize: tuple[int, ...], itemsize: int, per_matrix_k: bool
+) -> bool:
+    """Whether a task on a chunk of ``chunksize`` fits ``spec``."""
+    piece = math.prod(chunksize[-2:]) * itemsize
+    budget, _, cost = _task(spec, piece, per_matrix_k)
+    return math.prod(chunksize[:-2]) * cost <= budget
+
+
+def _chunks_of(build: Build, spec: Any, dtype: np.dtype[Any]) -> Chunks:
+    """The output's chunks: ``x``'s where a task on them fits the Spec (as
+    ``cubed.zeros_like`` keeps them); else the caller's, or "auto" within
+    the Spec's limit; regular, as cubed stores arrays."""
+    shape, like = build.shape, build.like
+    per_matrix_k = not isinstance(build.k, int)
+    if like is not None and fits(spec, like.chunksize, dtype.itemsize, per_matrix_k):
+        return tuple(tuple(int(c) for c in dim) for dim in like.chunks)
+    # The largest chunk in bytes, and whether a chunk holds whole matrices.
+    m = max(1, shape[-2] * shape[-1] * dtype.itemsize)
+    budget, per_byte, per_matrix = _task(spec, m, per_matrix_k)
+    if not budget:
+        # No task fits (reserved_mem takes it all): cubed's own chunks, for
+        # cubed to refuse with its own message when computed.
+        limit, whole = _AUTO_BYTES, m <= _AUTO_BYTES
+    elif per_matrix > budget or m > _AUTO_BYTES:
+        # One matrix is more than a task (or than cubed's chunk): split it
+        # (its k, 8 bytes per piece, is in the margin).
+        limit, whole = min(_AUTO_BYTES, budget // per_byte), False
+    else:
+        limit, whole = min(_AUTO_BYTES, budget // per_matrix * m), True
+    chunks = build.chunks
+    bad = partial(refusal, chunks, f"for cubed of {shape}")
+    if chunks is None:
+        chunks = "auto" if whole else 1
+    matrix = shape[-2:] if whole else ("auto", "auto")
+    normalize = _library("cubed.utils").normalize_chunks
+    found = read(
+        normalize, chunks, shape, dtype, matrix, bad, batch_only=False, limit=limit
+    )
+    for dim in found:
+        # cubed stores in Zarr: equal chunks, the last no larger.
+        if any(c != dim[0] for c in dim[:-1]) or dim[-1] > dim[0]:
+            msg = f"cubed's chunks are regular; this gives {show(dim, 60)}"
+            raise bad(msg)
+    return found

@@ -1,7 +1,7 @@
 """The Dask backend: a lazy batched eye, chunked along the batch dimensions.
 
-Every chunk holds whole matrices, made when computed by `_block` (the lazy
-libraries' one adapter of the eager fill, cubed's too): on the NumPy
+Every chunk holds whole matrices, made when computed by ``chunks.block``
+(the lazy libraries' one adapter of the eager fill, cubed's too): on the NumPy
 backend, or on CuPy's where the chunks are CuPy arrays (``eye_like`` of
 such an array, or Dask's ``array.backend`` set to ``"cupy"``). The graph is
 one ``Blockwise`` layer fed by the chunk shapes (as ``dask.array.ones``
@@ -10,16 +10,14 @@ builds its own): no per-chunk task is materialised at call time.
 
 from __future__ import annotations
 
-from typing import Any, Literal
+from typing import Any
 
 import numpy as np
 
-from ..._validate.offsets import shifted
 from ..._validate.size import known_shape
 from .. import cupy as _cupy
-from .. import numpy as _numpy
 from .._base import Backend, Build, clamp, host_device, namespace_info
-from .chunks import batch_chunks, lazy_k
+from .chunks import batch_chunks, block, lazy_k, on_host
 
 __all__ = ["DaskBackend", "eye"]
 
@@ -55,9 +53,7 @@ class DaskBackend(Backend):
         return clamp(self._xp, k, n_rows, n_cols, index, _dask_array().clip)
 
     def to_numpy(self, x: Any) -> np.ndarray[Any, Any]:
-        computed = x.compute()
-        get = getattr(computed, "get", None)  # CuPy chunks
-        return np.asarray(get() if callable(get) else computed)
+        return on_host(x.compute())
 
     def eye(self, build: Build) -> Any:
         return eye(build)
@@ -81,27 +77,6 @@ def _on_gpu(like: Any) -> bool:
     return bool(dask.config.get("array.backend", "numpy") == "cupy")
 
 
-def _block(
-    shape: tuple[int, ...],
-    k: Any,
-    *,
-    out_dtype: np.dtype[Any],
-    gpu: bool = False,
-    order: Literal["C", "F"] = "C",
-    shift: int | None = None,
-) -> Any:
-    """One block of a lazy eye (Dask's, cubed's) by the eager NumPy or CuPy
-    fill: whole matrices, or, given ``shift`` (``r0 - c0`` of its first
-    element), pieces of them, each with its own diagonal."""
-    if not (gpu or isinstance(k, int)):
-        get = getattr(k, "get", None)  # a CuPy block of k, copied back
-        k = np.asarray(get() if callable(get) else k, dtype=np.int64)
-    if shift is not None:
-        k = shifted(k, shift, *shape[-2:])
-    fill = _cupy.eye if gpu else _numpy.eye
-    return fill(Build(shape, k, out_dtype, order=order))
-
-
 def eye(build: Build) -> Any:
     """A lazy Dask array of the batched eye ``build`` asks for, chunked as
     ``build.chunks`` says (any form ``dask.array`` takes, for the batch dims
@@ -123,19 +98,20 @@ def eye(build: Build) -> Any:
     gpu = _on_gpu(build.like)
     if gpu:
         _cupy.check_dtype(dtype, " (the chunks' library)")
-    nb = len(shape) - 2
-    bc = batch_chunks(build.chunks, shape, dtype, build.like)
-    out_chunks = (*bc, *((n,) for n in shape[-2:]))
-    if gpu:
         meta = _cupy.empty_meta(len(shape), dtype)
     else:
         meta = np.empty((0,) * len(shape), dtype=dtype)
+    nb = len(shape) - 2
+    bc = batch_chunks(build.chunks, shape, dtype, build.like)
+    out_chunks = (*bc, *((n,) for n in shape[-2:]))
     index = tuple(range(len(shape)))
-    k = lazy_k(build.k, shape[:-2], bc, da.Array, da.from_array)
-    k_index = None if isinstance(k, int) else index[nb - k.ndim : nb]
+    k, k_index = build.k, None
+    if not isinstance(k, int):
+        k = lazy_k(k, shape[:-2], bc, da.Array, da.from_array)
+        k_index = index[nb - k.ndim : nb]
     name = "eyelike-eye-" + tokenize(shape, out_chunks, (k, k_index), dtype, gpu, order)
     return da.blockwise(
-        _block,
+        block,
         index,
         ArrayChunkShapeDep(out_chunks),
         index,

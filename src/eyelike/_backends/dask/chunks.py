@@ -1,6 +1,7 @@
-"""``chunks=`` for the lazy libraries, one reader for Dask and cubed
-(`read`); Dask's batch chunks; a per-matrix ``k`` chunked as the output's
-batch (`lazy_k`). Every refusal is a ValueError naming ``chunks``.
+"""What the lazy libraries (Dask, cubed) share: one reader of ``chunks=``
+(`read`; every refusal a ValueError naming ``chunks``), a per-matrix ``k``
+chunked as the output's batch (`lazy_k`), and the fill of one block
+(`block`); and Dask's batch chunks.
 """
 
 from __future__ import annotations
@@ -9,14 +10,27 @@ import math
 import operator
 from collections.abc import Callable
 from functools import partial
-from typing import Any
+from typing import Any, Literal
 
 import numpy as np
 
 from ..._validate.integers import is_bool_like
+from ..._validate.offsets import shifted
 from ..._validate.text import show
+from .. import cupy as _cupy
+from .. import numpy as _numpy
+from .._base import Build
 
-__all__ = ["Bad", "Chunks", "batch_chunks", "lazy_k", "read", "refusal"]
+__all__ = [
+    "Bad",
+    "Chunks",
+    "batch_chunks",
+    "block",
+    "lazy_k",
+    "on_host",
+    "read",
+    "refusal",
+]
 
 Chunks = tuple[tuple[int, ...], ...]
 Bad = Callable[[str], ValueError]
@@ -143,21 +157,43 @@ def batch_chunks(
 
 
 def lazy_k(
-    k: Any, batch: tuple[int, ...], bc: Chunks, kind: Any, from_array: Any = None
+    k: Any, batch: tuple[int, ...], bc: Chunks, kind: Any, from_array: Any
 ) -> Any:
-    """``k`` as an int where it is one (or a 0-d NumPy array); else chunked
-    to line up with the output's batch chunks ``bc`` (one block along a
-    dimension where it broadcasts): an array of ``kind``, rechunked, or host
-    values made one by ``from_array`` (None: they stay on the host)."""
-    if isinstance(k, int) or (isinstance(k, np.ndarray) and k.ndim == 0):
-        return int(k)
-    if not isinstance(k, kind) and from_array is None:
-        return k
-    shape = tuple(k.shape)
-    offset = len(batch) - len(shape)
+    """A per-matrix ``k`` chunked to line up with the output's batch chunks
+    ``bc`` (one block along a dimension where it broadcasts): an array of
+    ``kind``, rechunked, or host values made one by ``from_array``."""
+    offset = len(batch) - k.ndim
     kc = tuple(
-        bc[offset + j] if n == batch[offset + j] else (n,) for j, n in enumerate(shape)
+        bc[offset + j] if n == batch[offset + j] else (n,)
+        for j, n in enumerate(k.shape)
     )
     if isinstance(k, kind):
         return k if k.chunks == kc else k.rechunk(kc)
     return from_array(np.asarray(k, dtype=np.int64), chunks=kc)
+
+
+def on_host(x: Any, dtype: Any = None) -> np.ndarray[Any, Any]:
+    """``x``'s values in a NumPy array (a CuPy one's copied back)."""
+    get = getattr(x, "get", None)
+    return np.asarray(get() if callable(get) else x, dtype=dtype)
+
+
+def block(
+    shape: tuple[int, ...],
+    k: Any,
+    *,
+    out_dtype: np.dtype[Any],
+    gpu: bool = False,
+    order: Literal["C", "F"] = "C",
+    shift: int = 0,
+) -> Any:
+    """One block of ``shape`` of a lazy eye, made when computed by the eager
+    NumPy (or, ``gpu``, CuPy) fill: ``k`` an int or the block's slice of a
+    per-matrix ``k`` (a CuPy one copied back for NumPy), ``shift`` the
+    ``r0 - c0`` of its first element (0 for whole matrices), by which it
+    holds diagonals of its own (`shifted`)."""
+    if not (gpu or isinstance(k, int)):
+        k = on_host(k, np.int64)
+    k = shifted(k, shift, *shape[-2:])
+    fill = _cupy.eye if gpu else _numpy.eye
+    return fill(Build(shape, k, out_dtype, order=order))

@@ -5,9 +5,10 @@ Eagerly each ``jnp`` call is a computation of its own, writing a full-size
 array. eyelike jits one function of the shape (static) and ``k`` (traced:
 a new offset compiles nothing), two iotas, a compare and a cast, which XLA
 fuses into one kernel writing the output once (inlined under an outer
-``jit`` or ``vmap``). Its ``out_shardings`` is the output's placement, so
-a sharded result is made in place; on Explicit mesh axes the iotas carry
-the sharding, so each device computes only its shard.
+``jit`` or ``vmap``). Its ``out_shardings`` is the output's placement
+(`_placement`, under ``jax.set_mesh`` too), so a sharded result is made in
+place; on Explicit mesh axes the iotas carry the sharding (`_typed_sharding`),
+so each device computes only its shard.
 """
 
 from __future__ import annotations
@@ -24,7 +25,6 @@ from ..._validate import size as _size
 from ..._validate.text import no_usable_device, show
 from .._base import Backend, Build, clamp
 from ..reference import check_index_fits
-from .mesh import aval_sharding, placement_of, resharded, typed_sharding
 
 __all__ = ["JaxBackend"]
 
@@ -110,7 +110,7 @@ class JaxBackend(Backend):
     def _held_bytes(
         self, of: Any, shape: tuple[int, ...], nbytes: int, device: Any
     ) -> int:
-        return nbytes if self._on_host(device) and not self._traced_only() else 0
+        return nbytes if self._on_host(device) and not _traced_only() else 0
 
     def _on_host(self, device: Any) -> bool:
         """Whether an output on ``device`` is in this machine's main memory."""
@@ -120,41 +120,25 @@ class JaxBackend(Backend):
             return bool(jax.default_backend() == "cpu")
         return all(d.platform == "cpu" for d in _devices_of(device))
 
-    def _traced_only(self) -> bool:
-        """Whether this call only traces (under jit, vmap, eval_shape or
-        export: XLA allocates the output when the program runs)."""
-        # JAX's own flag: the probe compiles.
-        try:
-            from jax._src.core import trace_state_clean
-        except ImportError:  # a JAX without it: a value made now tells
-            import jax
-
-            return isinstance(self._xp.zeros(()), jax.core.Tracer)
-        return not trace_state_clean()
-
     def eye(self, build: Build) -> Any:
         import jax
 
         shape, k, dtype, device = build.shape, build.k, build.dtype, build.device
-        jnp = self._xp
         index = self._index_dtype(device)
         placement, off_mesh = None, False
         if device is not None:
-            like = build.like is not None
-            placement, off_mesh = placement_of(device, shape, like, self._traced_only)
+            placement, off_mesh = _placement(device, shape, build.like is not None)
         # The sharding of the output's type where it names Explicit axes:
         # the placement's, or under jit the traced x's (as jnp.zeros_like's).
-        typed = typed_sharding(
-            placement if placement is not None else aval_sharding(build.like)
+        typed = _typed_sharding(
+            placement if placement is not None else _aval_sharding(build.like)
         )
         size = math.prod(shape)
         if type(size) is int:  # (symbolic sizes, jax.export's: XLA judges them)
-            if size == 0:  # nothing to compute: no iotas either
-                if typed is not None and (placement is None or self._traced_only()):
-                    # (Under jit, jnp.zeros' device= is dropped.)
-                    return jnp.zeros(shape, dtype=dtype, out_sharding=typed)
-                return jnp.zeros(shape, dtype=dtype, device=placement)
-            check_index_fits(shape[-2], shape[-1], index, jnp.iinfo(index).max)
+            if size == 0:
+                k = None  # nothing to compute: zeros, no iotas (`_builder`)
+            else:
+                check_index_fits(shape[-2], shape[-1], index, self._xp.iinfo(index).max)
         # A host value, not jnp.asarray: jit moves it with the call, where an
         # eager conversion would be a computation of its own.
         offsets = np.asarray(k, dtype=index) if isinstance(k, (int, np.ndarray)) else k
@@ -195,27 +179,149 @@ def _devices_of(device: Any) -> Any:
     return getattr(device, "device_set", None) or (device,)
 
 
+def _traced_only() -> bool:
+    """Whether this call only traces (under jit, vmap, eval_shape or
+    export: XLA allocates the output when the program runs)."""
+    # JAX's own flag: the probe compiles.
+    try:
+        from jax._src.core import trace_state_clean
+    except ImportError:  # a JAX without it: a value made now tells
+        import jax
+
+        return isinstance(jax.numpy.zeros(()), jax.core.Tracer)
+    return not trace_state_clean()
+
+
 @functools.lru_cache(maxsize=64)
 def _builder(backend: JaxBackend, placement: Any) -> Any:
     """The jitted batch maker for one output placement (None: the default
-    device, or wherever an outer jit puts it); ``typed``: the sharding of
-    the output's type (`typed_sharding`), or None."""
+    device, or wherever an outer jit puts it); ``k``: the offsets, or None
+    for an empty output; ``typed``: the sharding of the output's type
+    (`_typed_sharding`), or None."""
     import jax
     from jax import lax
 
     def build(
         k: Any, *, shape: tuple[int, ...], dtype: Any, index: Any, typed: Any = None
     ) -> Any:
-        if k.dtype != index:  # the caller's own array, moved (`JaxBackend._clamp`)
-            k = clamp(backend._xp, k, shape[-2], shape[-1], index)
         # (Older JAX has no out_sharding; typed is None there.)
         kwargs = {} if typed is None else {"out_sharding": typed}
+        if k is None:  # an empty output
+            return backend._xp.zeros(shape, dtype=dtype, **kwargs)
+        if k.dtype != index:  # the caller's own array, moved (`JaxBackend._clamp`)
+            k = clamp(backend._xp, k, shape[-2], shape[-1], index)
         rows = lax.broadcasted_iota(index, shape, len(shape) - 2, **kwargs)
         cols = lax.broadcasted_iota(index, shape, len(shape) - 1, **kwargs)
-        k = resharded(k, shape, typed)
+        k = _resharded(k, shape, typed)
         # k broadcasts against the batch dimensions only.
         return (cols - rows == k[..., None, None]).astype(dtype)
 
     kwargs = {} if placement is None else {"out_shardings": placement}
     names = ("shape", "dtype", "index", "typed")
     return jax.jit(build, static_argnames=names, **kwargs)
+
+
+def _placement(device: Any, shape: tuple[int, ...], like: bool) -> tuple[Any, bool]:
+    """The sharding an output on ``device`` (a device or a sharding) is made
+    with, and whether the build must run outside the mesh set by
+    ``jax.set_mesh`` (eagerly, a placement off it). Under jit a result is
+    placed on that mesh only: ``eye_like`` of an ``x`` on one device there,
+    as ``jnp.zeros_like`` does (None); ``eye(device=<one device>)`` or a
+    sharding of another mesh is refused naming ``device``, as is a sharding
+    that cannot lay out ``shape`` (JAX's own errors name no parameter)."""
+    from jax import sharding
+
+    if not isinstance(device, sharding.Sharding):
+        placed = sharding.SingleDeviceSharding(device)
+    else:
+        try:  # (an empty output too: XLA's error would name no parameter)
+            device.shard_shape(shape)
+        except (ValueError, IndexError, TypeError) as exc:
+            msg = (
+                f"device: the sharding {show(device, 200)} cannot lay out an "
+                f"output of shape {shape} (each dimension it splits must "
+                f"divide evenly): {str(exc)[:300]}"
+            )
+            raise ValueError(msg) from None
+        placed = device
+    if not hasattr(sharding, "set_mesh"):  # (an older JAX: no mesh of context)
+        return placed, False
+    mesh = sharding.get_abstract_mesh()
+    if mesh.empty:  # (the common call)
+        return placed, False
+    if not _traced_only():
+        return placed, bool(getattr(placed, "mesh", None) != sharding.get_mesh())
+    if isinstance(placed, sharding.NamedSharding):
+        if getattr(placed.mesh, "abstract_mesh", placed.mesh) == mesh:
+            return placed, False
+        what = "a sharding of another mesh than the one"
+    elif mesh.size == 1:
+        return placed, False
+    elif like:
+        return None, False
+    else:
+        what = f"one device, off the mesh of {mesh.size} devices"
+    msg = (
+        f"device {show(device, 200)} is {what} set by jax.set_mesh: under "
+        f"jax.jit a result is placed on that mesh (pass a NamedSharding of "
+        f"it, or None)"
+    )
+    raise ValueError(msg)
+
+
+def _aval_sharding(like: Any) -> Any:
+    """The sharding in a traced ``like``'s type (None: not traced, or a JAX
+    without shardings in its types)."""
+    if like is None:  # (the common call: no import)
+        return None
+    import jax
+
+    typeof = getattr(jax, "typeof", None)
+    if typeof is None or not isinstance(like, jax.core.Tracer):
+        return None
+    return getattr(typeof(like), "sharding", None)
+
+
+def _typed_sharding(sharding: Any) -> Any:
+    """``sharding`` where JAX's types carry it: a NamedSharding naming mesh
+    axes, all of type Explicit. Else None: Auto axes are the compiler's to
+    choose (the placement, ``out_shardings``, still holds)."""
+    names = _axis_names(getattr(sharding, "spec", None))
+    if not names:  # (a device, none, or replicated: the common call, no import)
+        return None
+    import jax
+
+    explicit = getattr(getattr(jax.sharding, "AxisType", None), "Explicit", None)
+    kinds = getattr(sharding.mesh, "axis_types", None)
+    if explicit is None or kinds is None or not hasattr(jax.sharding, "reshard"):
+        return None  # (JAX before 0.7: its sharding-in-types API was experimental)
+    types = dict(zip(sharding.mesh.axis_names, kinds, strict=True))
+    return sharding if all(types.get(n) == explicit for n in names) else None
+
+
+def _axis_names(spec: Any) -> list[str]:
+    """The mesh axes a PartitionSpec names."""
+    entries = [(e,) if isinstance(e, str) else e for e in spec or ()]
+    return [name for e in entries if isinstance(e, tuple) for name in e]
+
+
+def _resharded(k: Any, shape: tuple[int, ...], typed: Any) -> Any:
+    """A traced ``k`` laid out as the output's batch dimensions are, where
+    its type names other mesh axes (one sharded along the axis that splits
+    the rows: JAX refuses one axis on two dimensions)."""
+    import jax
+
+    have = _aval_sharding(k)
+    if typed is None or have is None or not _axis_names(have.spec):
+        return k
+    batch = len(shape) - 2
+    spec = (*typed.spec, *(None,) * (len(shape) - len(typed.spec)))
+    lead = batch - k.ndim  # k is aligned with the batch's last dimensions
+    want = tuple(
+        spec[lead + i] if k.shape[i] == shape[lead + i] else None for i in range(k.ndim)
+    )
+    have_spec = (*have.spec, *(None,) * (k.ndim - len(have.spec)))
+    if have_spec == want:
+        return k
+    P = jax.sharding.PartitionSpec
+    return jax.sharding.reshard(k, jax.sharding.NamedSharding(typed.mesh, P(*want)))
