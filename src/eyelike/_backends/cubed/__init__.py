@@ -138,7 +138,7 @@ def eye(build: Build) -> Any:
             partial(piece, build.k), dtype=dtype, chunks=chunks, spec=spec
         )
     from_array = partial(cubed.from_array, spec=spec)
-    k = lazy_k(build.k, shape[:-2], chunks[:-2], cubed.Array, from_array)
+    k = lazy_k(build.k, shape[:-2], chunks[:-2], from_array)
     return _library("cubed.core.ops").general_blockwise(
         piece,
         partial(_k_key, name=k.name, numblocks=k.numblocks),

@@ -49,21 +49,16 @@ class DaskBackend(Backend):
         # the bounds as Python ints; array-api-compat's makes them Dask
         # arrays of NumPy chunks, which a k of CuPy chunks cannot meet in
         # one ufunc (a TypeError at compute).
+        import dask.array as da
+
         index = self._index_dtype(self.device_of(k))
-        return clamp(self._xp, k, n_rows, n_cols, index, _dask_array().clip)
+        return clamp(self._xp, k, n_rows, n_cols, index, da.clip)
 
     def to_numpy(self, x: Any) -> np.ndarray[Any, Any]:
         return on_host(x.compute())
 
     def eye(self, build: Build) -> Any:
         return eye(build)
-
-
-def _dask_array() -> Any:
-    """``dask.array``, imported on first use (typed ``Any``)."""
-    import dask.array
-
-    return dask.array
 
 
 def _on_gpu(like: Any) -> bool:
@@ -90,10 +85,11 @@ def eye(build: Build) -> Any:
     TypeError
         CuPy chunks were asked for in a dtype CuPy lacks.
     """
+    import dask.array as da
     from dask.base import tokenize
     from dask.layers import ArrayChunkShapeDep
 
-    da, shape, order = _dask_array(), build.shape, build.order
+    shape, order = build.shape, build.order
     dtype = np.dtype(build.dtype)
     gpu = _on_gpu(build.like)
     if gpu:
@@ -107,7 +103,7 @@ def eye(build: Build) -> Any:
     index = tuple(range(len(shape)))
     k, k_index = build.k, None
     if not isinstance(k, int):
-        k = lazy_k(k, shape[:-2], bc, da.Array, da.from_array)
+        k = lazy_k(k, shape[:-2], bc, da.from_array)
         k_index = index[nb - k.ndim : nb]
     name = "eyelike-eye-" + tokenize(shape, out_chunks, (k, k_index), dtype, gpu, order)
     return da.blockwise(

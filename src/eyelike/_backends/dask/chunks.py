@@ -21,16 +21,7 @@ from .. import cupy as _cupy
 from .. import numpy as _numpy
 from .._base import Build
 
-__all__ = [
-    "Bad",
-    "Chunks",
-    "batch_chunks",
-    "block",
-    "lazy_k",
-    "on_host",
-    "read",
-    "refusal",
-]
+__all__ = ["Chunks", "batch_chunks", "block", "lazy_k", "on_host", "read", "refusal"]
 
 Chunks = tuple[tuple[int, ...], ...]
 Bad = Callable[[str], ValueError]
@@ -156,20 +147,18 @@ def batch_chunks(
     return found[:-2]
 
 
-def lazy_k(
-    k: Any, batch: tuple[int, ...], bc: Chunks, kind: Any, from_array: Any
-) -> Any:
+def lazy_k(k: Any, batch: tuple[int, ...], bc: Chunks, from_array: Any) -> Any:
     """A per-matrix ``k`` chunked to line up with the output's batch chunks
-    ``bc`` (one block along a dimension where it broadcasts): an array of
-    ``kind``, rechunked, or host values made one by ``from_array``."""
+    ``bc`` (one block along a dimension where it broadcasts): the library's
+    array rechunked, or host values made one by ``from_array``."""
     offset = len(batch) - k.ndim
     kc = tuple(
         bc[offset + j] if n == batch[offset + j] else (n,)
         for j, n in enumerate(k.shape)
     )
-    if isinstance(k, kind):
-        return k if k.chunks == kc else k.rechunk(kc)
-    return from_array(np.asarray(k, dtype=np.int64), chunks=kc)
+    if isinstance(k, np.ndarray):
+        return from_array(k, chunks=kc)
+    return k if k.chunks == kc else k.rechunk(kc)
 
 
 def on_host(x: Any, dtype: Any = None) -> np.ndarray[Any, Any]:
