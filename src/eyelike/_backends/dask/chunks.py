@@ -43,10 +43,9 @@ def _check_values(chunks: Any, bad: Bad) -> None:
     for _ in range(_MAX_DEPTH + 1):
         inner: dict[int, Any] = {}  # (by id: each value once, without recursion)
         for item in level:
-            if isinstance(item, dict):
-                inner.update((id(v), v) for v in item.values())
-            elif isinstance(item, (tuple, list)):
-                inner.update((id(v), v) for v in item)
+            if isinstance(item, (dict, tuple, list)):
+                values = item.values() if isinstance(item, dict) else item
+                inner.update((id(v), v) for v in values)
             else:
                 leaves.append(item)
         level = list(inner.values())
@@ -88,10 +87,7 @@ def read(
         named = nb if batch_only else len(shape)
         spec: list[Any] = [None if batch_only else "auto"] * nb + list(matrix)
         for axis, value in chunks.items():
-            try:
-                i = operator.index(axis)
-            except TypeError:
-                i = named  # refused below
+            i = operator.index(axis) if hasattr(type(axis), "__index__") else named
             if isinstance(axis, (bool, np.bool_)) or not -named <= i < named:
                 which = f"the {nb} batch" if batch_only else f"its {named}"
                 msg = f"axis {show(axis)} is not one of {which} dimensions"
