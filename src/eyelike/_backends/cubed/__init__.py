@@ -1,18 +1,14 @@
 """The cubed backend: a lazy batched eye whose every task fits the Spec.
 
-Each block is made, when computed, by ``dask.chunks.block`` (the lazy
-libraries' one adapter of the eager fill) from its block id, which gives
-its own diagonal; a per-matrix ``k`` (cubed's, or host values made one) is
-read by blocks beside it. The block functions are module-level (cubed
-pickles them for its workers). ``eye_like`` keeps ``x``'s Spec (as
-``cubed.zeros_like``); ``eye`` takes a cubed ``k``'s, or its config's.
-
-The chunks: ``x``'s, the caller's (read by ``dask.chunks.read``), or
-cubed's "auto" (its 128 MiB ceiling), under the Spec's: a task on a chunk
-of the eye, or of an element-wise result of it, must fit ``allowed_mem``
-as cubed projects it, or cubed computes none of it (``cubed.zeros``'s
-chunks are virtual, never written). Whole matrices per chunk where one
-fits a task; else one matrix per chunk, itself chunked (as ``cubed.eye``).
+Each block is made, when computed, by ``dask.chunks.block`` from its block
+id, which gives its own diagonal; a per-matrix ``k`` (cubed's, or host
+values made one) is read by blocks beside it. The block functions are
+module-level: cubed pickles them for its workers. ``eye_like`` keeps
+``x``'s Spec (as ``cubed.zeros_like``); ``eye`` takes a cubed ``k``'s, or
+its config's. The chunks (`_chunks_of`) fit a task on the eye, or on an
+element-wise result of it, within ``allowed_mem`` as cubed projects it,
+or cubed computes none of it (``cubed.zeros``' chunks are virtual: never
+written); whole matrices where one fits, else one matrix split.
 """
 
 from __future__ import annotations

@@ -314,9 +314,8 @@ def _resharded(k: Any, shape: tuple[int, ...], typed: Any) -> Any:
     have = _aval_sharding(k)
     if typed is None or have is None or not _axis_names(have.spec):
         return k
-    batch = len(shape) - 2
     spec = (*typed.spec, *(None,) * (len(shape) - len(typed.spec)))
-    lead = batch - k.ndim  # k is aligned with the batch's last dimensions
+    lead = len(shape) - 2 - k.ndim  # k is aligned with the batch's last dimensions
     want = tuple(
         spec[lead + i] if k.shape[i] == shape[lead + i] else None for i in range(k.ndim)
     )
