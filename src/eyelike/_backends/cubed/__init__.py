@@ -1,9 +1,8 @@
 """The cubed backend: a lazy batched eye whose every task fits the Spec.
 
 Each block is made, when computed, by ``dask.chunks.block`` from its block
-id, which gives its own diagonal; a per-matrix ``k`` (cubed's, or host
-values made one) is read by blocks beside it. The block functions are
-module-level: cubed pickles them for its workers. ``eye_like`` keeps
+id, which gives its own diagonal and its slice of a per-matrix ``k``. The
+block functions are module-level: cubed pickles them for its workers. ``eye_like`` keeps
 ``x``'s Spec (as ``cubed.zeros_like``); ``eye`` takes a cubed ``k``'s, or
 its config's. The chunks (`_chunks_of`) fit a task on the eye, or on an
 element-wise result of it, within ``allowed_mem`` as cubed projects it,
@@ -78,10 +77,19 @@ def _piece(
     block_id: Any,
 ) -> Any:
     """The block at ``block_id`` (in chunks of ``sizes``) of an eye of
-    ``shape``: ``k`` an int (``empty``: the virtual block ``map_blocks``
-    gives), or the block of a per-matrix ``k`` beside it (`_k_key`)."""
+    ``shape``. From ``map_blocks`` (``empty``: its virtual block), ``k`` is an
+    int, or the whole host ``k``, of which the block's slice is read (it
+    travels with the function, as ``cubed.from_array`` ships its array, but
+    with no operation of its own); else the block of a cubed ``k`` (`_k_key`)."""
     starts = [i * s for i, s in zip(block_id, sizes, strict=True)]
     piece = tuple(min(s, n - a) for a, s, n in zip(starts, sizes, shape, strict=True))
+    if empty and not isinstance(k, int):
+        lead = len(shape) - 2 - k.ndim
+        index = []
+        for j, n in enumerate(k.shape):  # (whole where k broadcasts)
+            a, p = starts[lead + j], piece[lead + j]
+            index.append(slice(a, a + p) if n == shape[lead + j] else slice(None))
+        k = k[tuple(index)]
     return block(piece, k, out_dtype=dtype, shift=starts[-2] - starts[-1])
 
 
@@ -129,12 +137,11 @@ def eye(build: Build) -> Any:
         return cubed.zeros(shape, dtype=dtype, chunks=chunks, spec=spec)
     sizes = tuple(dim[0] for dim in chunks)
     piece = partial(_piece, sizes=sizes, shape=shape, dtype=dtype)
-    if isinstance(build.k, int):
+    if not isinstance(build.k, cubed.Array):  # an int, or host values
         return cubed.map_blocks(
             partial(piece, build.k), dtype=dtype, chunks=chunks, spec=spec
         )
-    from_array = partial(cubed.from_array, spec=spec)
-    k = lazy_k(build.k, shape[:-2], chunks[:-2], from_array)
+    k = lazy_k(build.k, shape[:-2], chunks[:-2], cubed.from_array)
     return _library("cubed.core.ops").general_blockwise(
         piece,
         partial(_k_key, name=k.name, numblocks=k.numblocks),
