@@ -7,7 +7,7 @@ backend to the steps both share (`_pipeline.build`).
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any, SupportsIndex, overload
+from typing import TYPE_CHECKING, Any, SupportsIndex, Unpack, overload
 
 from ._backends import DEFAULT, backend_of_array, backend_of_namespace, same_library
 from ._pipeline import build
@@ -23,6 +23,7 @@ if TYPE_CHECKING:  # the types of the overloads (the rules: in _typing)
         AnyModule,
         ArrayT,
         CuPyModule,
+        EyeKeywords,
         NdarrayModule,
         NumPyModule,
         OutT,
@@ -41,14 +42,10 @@ def eye(
     n_cols: SupportsIndex | None = None,
     /,
     *,
-    k: Any = 0,
-    batch_shape: Any = (),
     dtype: Any = None,
-    device: Any = None,
     xp: AnyModule,
     out: None = None,
-    chunks: Any = None,
-    order: Any = None,
+    **keywords: Unpack[EyeKeywords],
 ) -> Any: ...
 # CuPy: its ndarray. (Before NumPy's: see _typing.CuPyModule.)
 @overload
@@ -57,14 +54,10 @@ def eye(
     n_cols: SupportsIndex | None = None,
     /,
     *,
-    k: Any = 0,
-    batch_shape: Any = (),
     dtype: Any = None,
-    device: Any = None,
     xp: CuPyModule[ArrayT],
     out: None = None,
-    chunks: Any = None,
-    order: Any = None,
+    **keywords: Unpack[EyeKeywords],
 ) -> ArrayT: ...
 # NumPy (the default): float64, or the NumPy type or dtype object given.
 @overload
@@ -73,14 +66,10 @@ def eye(
     n_cols: SupportsIndex | None = None,
     /,
     *,
-    k: Any = 0,
-    batch_shape: Any = (),
     dtype: None = None,
-    device: Any = None,
     xp: NumPyModule | None = None,
     out: None = None,
-    chunks: Any = None,
-    order: Any = None,
+    **keywords: Unpack[EyeKeywords],
 ) -> npt.NDArray[np.float64]: ...
 @overload
 def eye(
@@ -88,14 +77,10 @@ def eye(
     n_cols: SupportsIndex | None = None,
     /,
     *,
-    k: Any = 0,
-    batch_shape: Any = (),
     dtype: type[ScalarT] | np.dtype[ScalarT],
-    device: Any = None,
     xp: NumPyModule | None = None,
     out: None = None,
-    chunks: Any = None,
-    order: Any = None,
+    **keywords: Unpack[EyeKeywords],
 ) -> npt.NDArray[ScalarT]: ...
 @overload
 def eye(
@@ -103,14 +88,10 @@ def eye(
     n_cols: SupportsIndex | None = None,
     /,
     *,
-    k: Any = 0,
-    batch_shape: Any = (),
     dtype: Any = None,
-    device: Any = None,
     xp: NumPyModule | None = None,
     out: None = None,
-    chunks: Any = None,
-    order: Any = None,
+    **keywords: Unpack[EyeKeywords],
 ) -> npt.NDArray[Any]: ...
 # Another library's namespace: its array class (torch's Tensor, JAX's
 # ndarray), as the namespace gives it, whatever the dtype.
@@ -120,29 +101,10 @@ def eye(
     n_cols: SupportsIndex | None = None,
     /,
     *,
-    k: Any = 0,
-    batch_shape: Any = (),
     dtype: Any = None,
-    device: Any = None,
-    xp: TorchModule[ArrayT],
+    xp: TorchModule[ArrayT] | NdarrayModule[ArrayT],
     out: None = None,
-    chunks: Any = None,
-    order: Any = None,
-) -> ArrayT: ...
-@overload
-def eye(
-    n_rows: SupportsIndex,
-    n_cols: SupportsIndex | None = None,
-    /,
-    *,
-    k: Any = 0,
-    batch_shape: Any = (),
-    dtype: Any = None,
-    device: Any = None,
-    xp: NdarrayModule[ArrayT],
-    out: None = None,
-    chunks: Any = None,
-    order: Any = None,
+    **keywords: Unpack[EyeKeywords],
 ) -> ArrayT: ...
 # out: that array itself.
 @overload
@@ -151,14 +113,10 @@ def eye(
     n_cols: SupportsIndex | None = None,
     /,
     *,
-    k: Any = 0,
-    batch_shape: Any = (),
     dtype: Any = None,
-    device: Any = None,
     xp: Any = None,
     out: OutT,
-    chunks: Any = None,
-    order: Any = None,
+    **keywords: Unpack[EyeKeywords],
 ) -> OutT: ...
 # Any other namespace (Dask, array-api-strict, ...).
 @overload
@@ -167,14 +125,10 @@ def eye(
     n_cols: SupportsIndex | None = None,
     /,
     *,
-    k: Any = 0,
-    batch_shape: Any = (),
     dtype: Any = None,
-    device: Any = None,
     xp: Any = None,
     out: None = None,
-    chunks: Any = None,
-    order: Any = None,
+    **keywords: Unpack[EyeKeywords],
 ) -> Any: ...
 def eye(
     n_rows: SupportsIndex,
@@ -273,40 +227,34 @@ def eye(
         backend = DEFAULT if xp is None else backend_of_namespace(xp)
     else:
         backend = backend_of_array(out, "out")
-    if (
-        chunks is None
-        and order is None
-        and (out is None or (xp is None and backend._short_out))
-    ):
-        # The short path (which runs the gate first). A count in another
-        # form (a NumPy integer, a 0-d tensor) is read here by the general
-        # path's rule, in its order (with no ``out``, its first step).
-        if out is None:
-            if type(n_rows) is not int:
-                n_rows = dimension(n_rows, "n_rows")
-            if n_cols is not None and type(n_cols) is not int:
-                n_cols = dimension(n_cols, "n_cols")
-        batch = batch_shape
-        if type(batch) is int:
-            batch = (batch,)  # (the general path reads the caller's own)
-        if type(batch) is tuple:
-            cols = n_rows if n_cols is None else n_cols
-            shape = (*batch, n_rows, cols) if batch else (n_rows, cols)
-            short = backend.short_eye(shape, k, dtype, None, device, out)
-            if short is not None:
-                return short
-    # The general path: each argument read once (the rest: `_pipeline.build`).
-    if out is not None:
         if xp is not None and not same_library(backend_of_namespace(xp), backend):
             msg = f"out is a {backend.name} array but xp={show(xp)} was asked for"
             raise TypeError(msg)
-        if dtype is None:
-            dtype = out.dtype
-        if device is None:
-            device = backend.device_of(out)
-    rows = dimension(n_rows, "n_rows")
-    cols = rows if n_cols is None else dimension(n_cols, "n_cols")
+    # A count in another form (a NumPy integer, a 0-d tensor) is read now; a
+    # plain int as it is: the gate admits positive ones only.
+    rows = n_rows if type(n_rows) is int else dimension(n_rows, "n_rows")
+    if n_cols is None:
+        cols = rows
+    else:
+        cols = n_cols if type(n_cols) is int else dimension(n_cols, "n_cols")
+    batch = (batch_shape,) if type(batch_shape) is int else batch_shape
+    if (
+        type(batch) is tuple
+        and chunks is None
+        and order is None
+        and (out is None or (xp is None and backend._short_out))
+    ):
+        # The short path (which runs the gate first).
+        shape = (*batch, rows, cols) if batch else (rows, cols)
+        short = backend.short_eye(shape, k, dtype, None, device, out)
+        if short is not None:
+            return short
+    # The general path: each argument read by its rule (the rest: `build`).
+    rows = dimension(rows, "n_rows")
+    cols = rows if n_cols is None else dimension(cols, "n_cols")
     shape = (*read_batch_shape(batch_shape), rows, cols)
+    if out is not None and device is None:
+        device = backend.device_of(out)
     if device is not None:
         device = backend.device(device)
     return build(backend, shape, k, dtype, device, out, chunks=chunks, order=order)

@@ -90,12 +90,13 @@ def eye_like(x: Any, /, *, k: Any = 0, dtype: Any = None, out: Any = None) -> An
            [1., 0., 0.]], dtype=float32)
     """
     backend = backend_of_array(x, "x")
+    if dtype is None and out is None:
+        dtype = x.dtype  # (with ``out``: its own, `_pipeline.build`'s rule)
     if out is None or backend._short_out:
         # The short path, where x's library knows its type.
         shape = backend._short_shape(x)
         if shape is not None:
-            want = x.dtype if dtype is None and out is None else dtype
-            short = backend.short_eye(shape, k, want, x, None, out)
+            short = backend.short_eye(shape, k, dtype, x, None, out)
             if short is not None:
                 return short
     # The general path: each argument read once (the rest: `_pipeline.build`).
@@ -109,6 +110,4 @@ def eye_like(x: Any, /, *, k: Any = 0, dtype: Any = None, out: Any = None) -> An
     if out is not None and not same_library(backend_of_array(out, "out"), backend):
         msg = f"out must be a {backend.name} array like x; got {type(out).__name__}"
         raise TypeError(msg)
-    if dtype is None:
-        dtype = x.dtype if out is None else out.dtype
     return build(backend, shape, k, dtype, backend.device_of(x), out, like=x)

@@ -36,8 +36,8 @@ def build(
     like: Any = None,
 ) -> Any:
     """A call whose own arguments its entry point read (``shape``, ``out``,
-    ``device``: checked; ``dtype``: defaulted to ``out``'s or ``x``'s)
-    through the steps both share, then built."""
+    ``device``: checked; ``dtype``: None for ``out``'s) through the steps
+    both share, then built."""
     if chunks is not None and "chunks" not in backend.takes:
         which = " and ".join(n.capitalize() for n in _taking("chunks"))
         msg = (
@@ -46,6 +46,8 @@ def build(
         raise TypeError(msg)
     if order is not None:
         _check_order(order, backend, out)
+    if dtype is None and out is not None:
+        dtype = out.dtype
     dtype, itemsize = backend.dtype(dtype, device)
     k = _offsets(backend, k, shape[:-2], shape[-2], shape[-1], device)
     if (

@@ -20,7 +20,7 @@ library the checker cannot see loses precision (Any), never a wrong type.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any, Protocol, TypeVar
+from typing import TYPE_CHECKING, Any, Protocol, TypedDict, TypeVar
 
 if TYPE_CHECKING:
     import numpy as np
@@ -36,6 +36,17 @@ NDArrayT = TypeVar("NDArrayT", bound="np.ndarray[Any, Any]")
 # A namespace's array class, read from the namespace (or a tensor's plain
 # class, from the tensor), never named here.
 ArrayT_co = TypeVar("ArrayT_co", covariant=True)
+
+
+class EyeKeywords(TypedDict, total=False):
+    """The keywords every overload of `eye` takes, typed as its own
+    signature types them: only ``dtype``, ``xp`` and ``out`` pick the result."""
+
+    k: Any
+    batch_shape: Any
+    device: Any
+    chunks: Any
+    order: Any
 
 
 class Shaped(Protocol):
@@ -98,21 +109,6 @@ class NdarrayModule(Protocol[ArrayT_co]):
     def ndarray(self) -> type[ArrayT_co]: ...
 
 
-class Parameter(Protocol[ArrayT_co]):
-    """A ``torch.nn.Parameter`` (whose ``zeros_like`` is a plain tensor: what
-    its ``detach`` returns), known by its class; and by ``grad_fn``, as
-    `Tensor` is, so that without torch (its Parameter Any) no other array
-    matches. (A protocol's members are no part of a signature's type.)"""
-
-    @property
-    def grad_fn(self) -> object: ...
-    # (Narrower than object's __class__, which is the point: mypy reports
-    # that, where torch's types are known.)
-    @property  # type: ignore[misc, unused-ignore]
-    def __class__(self) -> type[torch.nn.Parameter]: ...  # type: ignore[override, unused-ignore]
-    def detach(self) -> ArrayT_co: ...
-
-
 class Tensor(Protocol[ArrayT_co]):
     """A torch tensor, known by a member only torch's tensors have, typed by
     what its ``detach`` returns: a plain tensor."""
@@ -120,3 +116,15 @@ class Tensor(Protocol[ArrayT_co]):
     @property
     def grad_fn(self) -> object: ...
     def detach(self) -> ArrayT_co: ...
+
+
+class Parameter(Tensor[ArrayT_co], Protocol[ArrayT_co]):
+    """A ``torch.nn.Parameter`` (whose ``zeros_like`` is a plain tensor: what
+    its ``detach`` returns), known by its class; and as a `Tensor`, so that
+    without torch (its Parameter Any) no other array matches. (A protocol's
+    members are no part of a signature's type.)"""
+
+    # (Narrower than object's __class__, which is the point: mypy reports
+    # that, where torch's types are known.)
+    @property  # type: ignore[misc, unused-ignore]
+    def __class__(self) -> type[torch.nn.Parameter]: ...  # type: ignore[override, unused-ignore]
