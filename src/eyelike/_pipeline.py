@@ -1,12 +1,9 @@
-"""The general path of `eye` and `eye_like`: every call that the gate
-(``_validate.gate``) or the short path (`Backend.short_eye`) declines
-comes, its own arguments read by its entry point, to `build` with its
-backend, through the same steps in the same order: the keywords the library
-may not take; the dtype; ``k`` (`_offsets`), after which a fresh result is
-offered to the short path again; the size (`_check_size`); ``out``
-(`_check_out`); then `Backend.eye`, with every answer in one `Build`. Each
-question about an argument is asked of the backend once, and nothing here
-knows which library it is talking to.
+"""The general path of `eye` and `eye_like`: each call the short path
+(`Backend.short_eye`, behind ``_validate.gate``) declines comes to `build`,
+its own arguments read by its entry point, and takes the same steps in the
+same order, each question asked of its backend once, whichever library it
+is: the keywords, the dtype, ``k`` (then the short path again), the size,
+``out``, and `Backend.eye` with every answer in one `Build`.
 """
 
 from __future__ import annotations
@@ -44,8 +41,20 @@ def build(
             f"chunks is for {which} only; got chunks={show(chunks)} with {backend.name}"
         )
         raise TypeError(msg)
-    if order is not None:
-        _check_order(order, backend, out)
+    if order is not None:  # 'C' or 'F', for a fresh result with a memory order
+        if not (isinstance(order, str) and order in ("C", "F")):
+            msg = f"order must be 'C' or 'F'; got {show(order)}"
+            raise ValueError(msg)
+        if "order" not in backend.takes:
+            msg = (
+                f"order is for namespaces with a memory order "
+                f"({', '.join(_taking('order'))}); {backend.name} has none; got "
+                f"order={order!r}"
+            )
+            raise TypeError(msg)
+        if out is not None:
+            msg = f"order={order!r} is for a fresh result; out has its own layout"
+            raise TypeError(msg)
     if dtype is None and out is not None:
         dtype = out.dtype
     dtype, itemsize = backend.dtype(dtype, device)
@@ -57,37 +66,32 @@ def build(
         and (type(k) is int or not _k.is_library_array(k))
         and (like is None or backend._short_shape(like) is not None)
     ):
-        # Every argument read, whatever its form (a NumPy integer, a list,
-        # a dtype name, a device string): the short path, as a plain call,
-        # skips the checks below where the gate lets it. (Not a k of the
-        # library nor an unknown like: the front end offered those. Inline:
-        # under torch.compile each function read is one more guard.)
+        # Each argument read, whatever its form (a NumPy integer, a list, a
+        # dtype name, a device string): the short path again, as for a
+        # plain call. (A library's k or an unknown like: already offered.
+        # Inline: under torch.compile each function read is one more guard.)
         short = backend.short_eye(shape, k, dtype, like, device, None)
         if short is not None:
             return short
-    _check_size(backend, shape, itemsize, device, k, like if out is None else out)
+    # The size: one that overflows, that the library cannot make empty, or
+    # whose part this process holds cannot fit this machine's memory.
+    nbytes = _size.checked_bytes(shape, itemsize)  # (None: known when it runs)
+    if nbytes == 0:
+        backend._check_empty(shape, itemsize, device)
+    elif nbytes is not None:
+        if not isinstance(k, int):
+            nbytes += shape[-2] * shape[-1] * backend._scratch
+        if nbytes > _size.physical_memory():
+            # Judged where it is allocated (`Backend._held_bytes`).
+            of = like if out is None else out
+            nbytes = backend._held_bytes(of, shape, nbytes, device)
+            if nbytes > _size.physical_memory():
+                _size.refuse_memory(shape, nbytes)
     if out is not None:
         _check_out(backend, out, shape, dtype, device)
     # Positional, in the fields' order: a NamedTuple made by keywords costs
     # ~0.2 us more, a fifth of np.eye(3) itself.
     return backend.eye(Build(shape, k, dtype, device, out, chunks, like, order or "C"))
-
-
-def _check_order(order: Any, backend: Backend, out: Any) -> None:
-    """``order`` is 'C' or 'F', for a fresh result with a memory order."""
-    if not (isinstance(order, str) and order in ("C", "F")):
-        msg = f"order must be 'C' or 'F'; got {show(order)}"
-        raise ValueError(msg)
-    if "order" not in backend.takes:
-        msg = (
-            f"order is for namespaces with a memory order "
-            f"({', '.join(_taking('order'))}); {backend.name} has none; got "
-            f"order={order!r}"
-        )
-        raise TypeError(msg)
-    if out is not None:
-        msg = f"order={order!r} is for a fresh result; out has its own layout"
-        raise TypeError(msg)
 
 
 def _offsets(
@@ -103,7 +107,7 @@ def _offsets(
     broadcastable to ``batch``, on the result's ``device`` (`Backend._clamp`)."""
     plain = type(n_rows) is int and type(n_cols) is int
     if type(k) is int:
-        if plain:  # the common call: no more than this
+        if plain:  # the common call: no more than this (no function: a guard)
             return min(max(k, -n_rows), n_cols)
     else:
         k = backend._own_k(k)
@@ -129,32 +133,6 @@ def _offsets(
     _k.refuse_dtype(k, bool(backend._xp.isdtype(k.dtype, "integral")))
     _k.check_broadcast(backend.shape_of(k, "k"), batch)
     return backend._clamp(k, n_rows, n_cols, device)
-
-
-def _check_size(
-    backend: Backend,
-    shape: tuple[int, ...],
-    itemsize: int,
-    device: Any,
-    k: Any,
-    of: Any,
-) -> None:
-    """Refuse an output of ``shape`` whose size overflows, that the library
-    cannot make empty, or whose part this process holds cannot fit this
-    machine's memory (``of``: the ``out`` or ``x``, maybe distributed)."""
-    nbytes = _size.checked_bytes(shape, itemsize)
-    if nbytes is None:  # known only when the program runs
-        return
-    if nbytes == 0:
-        backend._check_empty(shape, itemsize, device)
-        return
-    if not isinstance(k, int):
-        nbytes += shape[-2] * shape[-1] * backend._scratch
-    if nbytes > _size.physical_memory():
-        # Judged where it is allocated (`Backend._held_bytes`).
-        nbytes = backend._held_bytes(of, shape, nbytes, device)
-        if nbytes > _size.physical_memory():
-            _size.refuse_memory(shape, nbytes)
 
 
 def _check_out(
