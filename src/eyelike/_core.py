@@ -20,11 +20,11 @@ if TYPE_CHECKING:  # the types of the overloads (the rules: in _typing)
     import numpy.typing as npt
 
     from ._typing import (
-        AnyModule,
         ArrayT,
         CuPyModule,
         EyeKeywords,
         NdarrayModule,
+        NoArray,
         NumPyModule,
         OutT,
         ScalarT,
@@ -34,8 +34,8 @@ if TYPE_CHECKING:  # the types of the overloads (the rules: in _typing)
 __all__ = ["eye"]
 
 
-# A namespace typed only as a module: unknown. (First: through ModuleType's
-# __getattr__ it matches every protocol below; see _typing.AnyModule.)
+# A namespace typed only as a module, or not at all: unknown. (First:
+# through ModuleType's __getattr__ it matches every protocol below.)
 @overload
 def eye(
     n_rows: SupportsIndex,
@@ -43,7 +43,7 @@ def eye(
     /,
     *,
     dtype: Any = None,
-    xp: AnyModule,
+    xp: NoArray,
     out: None = None,
     **keywords: Unpack[EyeKeywords],
 ) -> Any: ...

@@ -59,19 +59,12 @@ class Shaped(Protocol):
 ShapedT = TypeVar("ShapedT", bound=Shaped)
 
 
-class AnyModule(Protocol):
-    """A value typed only as ``types.ModuleType`` (as ``array_namespace``
-    returns), whose stub's ``__getattr__`` would match every protocol below:
-    no actual module has this name, so this catches exactly those (first)."""
-
-    @property
-    def _eyelike_no_module_has_this(self) -> Any: ...
-
-
 class NoArray(Protocol):
-    """What no value is: an overload taking (and returning) it is chosen only
-    for an argument of unknown type, whose result it keeps unknown to
-    pyright as to mypy (pyright would take the first overload's)."""
+    """What no value is: an overload taking it is chosen only for an argument
+    of unknown type, whose result it keeps unknown to pyright as to mypy
+    (pyright would take the first overload's); or for a module typed only as
+    ``types.ModuleType`` (as ``array_namespace`` returns), whose stub's
+    ``__getattr__`` would match every protocol below (so: first)."""
 
     @property
     def _eyelike_no_value_has_this(self) -> Any: ...
@@ -84,12 +77,18 @@ class NumPyModule(Protocol):
     def ndarray(self) -> type[np.ndarray[Any, Any]]: ...
 
 
-class CuPyModule(Protocol[ArrayT_co]):
-    """CuPy, known by ``asnumpy`` (NumPy has none): its untyped ``ndarray``
-    class. Before NumPy's protocol, which an unknown ``ndarray`` would match."""
+class NdarrayModule(Protocol[ArrayT_co]):
+    """Another namespace whose array class is its ``ndarray``: ``jax.numpy``
+    (``jax.Array``). After NumPy's protocol, which asks for more."""
 
     @property
     def ndarray(self) -> type[ArrayT_co]: ...
+
+
+class CuPyModule(NdarrayModule[ArrayT_co], Protocol[ArrayT_co]):
+    """CuPy, known by ``asnumpy`` (NumPy has none): its untyped ``ndarray``
+    class. Before NumPy's protocol, which an unknown ``ndarray`` would match."""
+
     @property
     def asnumpy(self) -> object: ...
 
@@ -99,14 +98,6 @@ class TorchModule(Protocol[ArrayT_co]):
 
     @property
     def Tensor(self) -> type[ArrayT_co]: ...
-
-
-class NdarrayModule(Protocol[ArrayT_co]):
-    """Another namespace whose array class is its ``ndarray``: ``jax.numpy``
-    (``jax.Array``). After NumPy's protocol, which asks for more."""
-
-    @property
-    def ndarray(self) -> type[ArrayT_co]: ...
 
 
 class Tensor(Protocol[ArrayT_co]):
