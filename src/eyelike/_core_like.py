@@ -100,13 +100,10 @@ def eye_like(x: Any, /, *, k: Any = 0, dtype: Any = None, out: Any = None) -> An
             if short is not None:
                 return short
     # The general path: each argument read once (the rest: `_pipeline.build`).
-    shape = backend.shape_of(x, "x")
+    shape = tuple(backend.shape_of(x, "x"))  # (torch's is a torch.Size)
     if len(shape) < 2:
-        msg = (
-            f"x must have rank >= 2 (batch dims, rows, cols); got shape {tuple(shape)}"
-        )
+        msg = f"x must have rank >= 2 (batch dims, rows, cols); got shape {shape}"
         raise ValueError(msg)
-    shape = tuple(shape)  # a plain tuple in messages (torch's is a torch.Size)
     if out is not None and not same_library(backend_of_array(out, "out"), backend):
         msg = f"out must be a {backend.name} array like x; got {type(out).__name__}"
         raise TypeError(msg)
