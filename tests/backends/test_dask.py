@@ -273,6 +273,12 @@ def test_matrix_larger_than_chunk_size_stays_whole() -> None:
     assert x.chunks == ((1, 1, 1), (300,), (300,))
 
 
+class _RefusesIndex:
+    def __index__(self) -> int:
+        msg = "only integer tensors can be converted to an index"
+        raise TypeError(msg)
+
+
 @pytest.mark.parametrize(
     ("chunks", "match"),
     [
@@ -281,6 +287,8 @@ def test_matrix_larger_than_chunk_size_stays_whole() -> None:
         ((2, 2, 1, 3), "matrix dimensions would be split"),
         ({2: 1}, "axis 2 is not one of the 2 batch dimensions"),
         ({-3: 1}, "axis -3"),
+        # An axis whose __index__ refuses (as a float tensor's does).
+        ({_RefusesIndex(): 1}, "is not one of the 2 batch dimensions"),
         (True, "bool"),
         ((2, False), "bool"),
         (0, "chunks=0"),

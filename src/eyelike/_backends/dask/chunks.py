@@ -87,7 +87,10 @@ def read(
         named = nb if batch_only else len(shape)
         spec: list[Any] = [None if batch_only else "auto"] * nb + list(matrix)
         for axis, value in chunks.items():
-            i = operator.index(axis) if hasattr(type(axis), "__index__") else named
+            try:
+                i = operator.index(axis)
+            except TypeError:  # (a float tensor has an __index__ that refuses)
+                i = named  # refused below
             if isinstance(axis, (bool, np.bool_)) or not -named <= i < named:
                 which = f"the {nb} batch" if batch_only else f"its {named}"
                 msg = f"axis {show(axis)} is not one of {which} dimensions"
