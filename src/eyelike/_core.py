@@ -249,7 +249,8 @@ def eye(
         short = backend.short_eye(shape, k, dtype, None, device, out)
         if short is not None:
             return short
-    # The general path: each argument read by its rule (the rest: `build`).
+    # The general path: each argument read by its rule (the rest: `build`),
+    # the counts too: a plain int was left to the short path's gate.
     rows = dimension(rows, "n_rows")
     cols = rows if n_cols is None else dimension(cols, "n_cols")
     shape = (*read_batch_shape(batch_shape), rows, cols)

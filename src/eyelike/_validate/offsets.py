@@ -8,7 +8,7 @@ nothing truncates later, whatever the caller's integer width.
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Any
 
 import numpy as np
@@ -73,6 +73,23 @@ def shifted(k: Any, shift: int, n_rows: int, n_cols: int) -> Any:
     if isinstance(k, int):
         return min(max(k + shift, -n_rows), n_cols)
     return (k + shift).clip(-n_rows, n_cols)
+
+
+def along_batch(
+    k_shape: tuple[int, ...],
+    batch: tuple[int, ...],
+    each: Sequence[Any],
+    whole: Callable[[int], Any],
+) -> tuple[Any, ...]:
+    """For each dimension of a per-matrix ``k`` of ``k_shape`` (aligned with
+    the last of ``batch``): ``each``'s entry for the batch dimension it
+    lines up with, or ``whole(n)`` where ``k`` broadcasts along it (a chunk,
+    a slice or a sharding of ``k`` by the output's batch layout)."""
+    lead = len(batch) - len(k_shape)
+    return tuple(
+        each[lead + j] if n == batch[lead + j] else whole(n)
+        for j, n in enumerate(k_shape)
+    )
 
 
 def refuse_dtype(k: Any, integral: bool) -> None:

@@ -20,6 +20,7 @@ from typing import Any
 import numpy as np
 
 from ..._validate.dtypes import is_ml_dtype
+from ..._validate.offsets import along_batch
 from ..._validate.text import show
 from .._base import Backend, Build, host_device
 from ..dask.chunks import Chunks, block, lazy_k, read, refusal
@@ -70,26 +71,24 @@ def _library(name: str) -> Any:
 
 def _piece(
     k: Any,
-    *empty: Any,
+    *_virtual: Any,
     sizes: tuple[int, ...],
     shape: tuple[int, ...],
     dtype: np.dtype[Any],
     block_id: Any,
+    whole_k: bool = False,
 ) -> Any:
     """The block at ``block_id`` (in chunks of ``sizes``) of an eye of
-    ``shape``. From ``map_blocks`` (``empty``: its virtual block), ``k`` is an
-    int, or the whole host ``k``, of which the block's slice is read (it
-    travels with the function, as ``cubed.from_array`` ships its array, but
-    with no operation of its own); else the block of a cubed ``k`` (`_k_key`)."""
+    ``shape``. ``k``: an int; or (``whole_k``, from ``map_blocks``, which
+    passes its virtual block after it) the whole host ``k``, of which the
+    block's slice is read (it travels with the function, as
+    ``cubed.from_array`` ships its array, but with no operation of its
+    own); else the block of a cubed ``k`` (`_k_key`)."""
     starts = [i * s for i, s in zip(block_id, sizes, strict=True)]
     piece = tuple(min(s, n - a) for a, s, n in zip(starts, sizes, shape, strict=True))
-    if empty and not isinstance(k, int):
-        lead = len(shape) - 2 - k.ndim
-        index = []
-        for j, n in enumerate(k.shape):  # (whole where k broadcasts)
-            a, p = starts[lead + j], piece[lead + j]
-            index.append(slice(a, a + p) if n == shape[lead + j] else slice(None))
-        k = k[tuple(index)]
+    if whole_k and not isinstance(k, int):
+        slices = [slice(a, a + p) for a, p in zip(starts, piece, strict=True)]
+        k = k[along_batch(k.shape, shape[:-2], slices, lambda n: slice(None))]
     return block(piece, k, out_dtype=dtype, shift=starts[-2] - starts[-1])
 
 
@@ -139,7 +138,10 @@ def eye(build: Build) -> Any:
     piece = partial(_piece, sizes=sizes, shape=shape, dtype=dtype)
     if not isinstance(build.k, cubed.Array):  # an int, or host values
         return cubed.map_blocks(
-            partial(piece, build.k), dtype=dtype, chunks=chunks, spec=spec
+            partial(piece, build.k, whole_k=True),
+            dtype=dtype,
+            chunks=chunks,
+            spec=spec,
         )
     k = lazy_k(build.k, shape[:-2], chunks[:-2], cubed.from_array)
     return _library("cubed.core.ops").general_blockwise(

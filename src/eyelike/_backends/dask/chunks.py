@@ -15,7 +15,7 @@ from typing import Any, Literal
 import numpy as np
 
 from ..._validate.integers import is_bool_like
-from ..._validate.offsets import shifted
+from ..._validate.offsets import along_batch, shifted
 from ..._validate.text import show
 from .. import cupy as _cupy
 from .. import numpy as _numpy
@@ -150,11 +150,7 @@ def lazy_k(k: Any, batch: tuple[int, ...], bc: Chunks, from_array: Any) -> Any:
     """A per-matrix ``k`` chunked to line up with the output's batch chunks
     ``bc`` (one block along a dimension where it broadcasts): the library's
     array rechunked, or host values made one by ``from_array``."""
-    offset = len(batch) - k.ndim
-    kc = tuple(
-        bc[offset + j] if n == batch[offset + j] else (n,)
-        for j, n in enumerate(k.shape)
-    )
+    kc = along_batch(k.shape, batch, bc, lambda n: (n,))
     if isinstance(k, np.ndarray):
         return from_array(k, chunks=kc)
     return k if k.chunks == kc else k.rechunk(kc)

@@ -22,6 +22,7 @@ import numpy as np
 
 from ..._validate import dtypes as _dtypes
 from ..._validate import size as _size
+from ..._validate.offsets import along_batch
 from ..._validate.text import no_usable_device, show
 from .._base import Backend, Build, clamp
 from ..reference import check_index_fits
@@ -315,10 +316,7 @@ def _resharded(k: Any, shape: tuple[int, ...], typed: Any) -> Any:
     if typed is None or have is None or not _axis_names(have.spec):
         return k
     spec = (*typed.spec, *(None,) * (len(shape) - len(typed.spec)))
-    lead = len(shape) - 2 - k.ndim  # k is aligned with the batch's last dimensions
-    want = tuple(
-        spec[lead + i] if k.shape[i] == shape[lead + i] else None for i in range(k.ndim)
-    )
+    want = along_batch(k.shape, shape[:-2], spec, lambda n: None)
     have_spec = (*have.spec, *(None,) * (k.ndim - len(have.spec)))
     if have_spec == want:
         return k

