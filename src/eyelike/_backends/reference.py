@@ -140,8 +140,9 @@ def array_api_eye(backend: Backend, build: Build) -> Any:
 def _build(
     backend: Backend, xp: Any, build: Build, where: dict[str, Any], like: Any
 ) -> Any:
-    """A fresh eye by the functions of ``xp`` (``backend``'s, each failure
-    named): ``eye`` for one offset, the mask cast for one per matrix, either
+    """A fresh eye by the functions of ``xp`` (``backend``'s namespace in
+    `_Named`, each failure named; ``backend._xp`` itself is asked what it
+    has): ``eye`` for one offset, the mask cast for one per matrix, either
     copied over the batch; without ``arange``, the eyes of ``k``'s distinct
     offsets, stacked."""
     shape, k, dtype = build.shape, build.k, build.dtype

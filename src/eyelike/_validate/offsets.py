@@ -142,13 +142,38 @@ def _sequence(
 ) -> np.ndarray[Any, Any]:
     """A (nested) sequence of integers as an int64 array clamped into
     ``[lo, hi]``, read in Python (``np.asarray`` would take bools as ints,
-    and ints past int64 as floats; torch.compile traces no object arrays).
-
-    Its shape is read first, down the first entries (as NumPy reads it), so
-    that a nest too deep, or of more offsets than the batch has matrices or
-    memory holds, is refused before any list shared at every level (or
-    holding itself) is expanded; then each level is read once, each of its
+    and ints past int64 as floats; torch.compile traces no object arrays):
+    its shape first (`_nest_shape`), then each level once, each of its
     sequences held to that shape. Plain ints cost a few passes at C speed."""
+    shape = _nest_shape(k, batch)
+    flat: list[Any] = [k]
+    for n in shape:
+        rows = [_entries(v, k) for v in flat]
+        if not all(len(r) == n for r in rows):  # entries that are lists
+            msg = f"k must be a rectangular sequence of integers; got {show(k)}"
+            raise TypeError(msg)
+        flat = [v for row in rows for v in row]
+    if not set(map(type, flat)) <= {int}:
+        entries = []
+        for v in flat:
+            entry = index_or_none(v)
+            if entry is None:  # at the first: later entries' __index__ never runs
+                msg = f"k must hold integers only; got {show(k)}"
+                raise TypeError(msg)
+            entries.append(entry)
+        flat = entries
+    if flat and not (min(flat) >= INT64_MIN and max(flat) <= INT64_MAX):
+        flat = [min(max(v, lo), hi) for v in flat]
+    # (np.clip: torch.compile, which traces NumPy here, reads no dtype.kind.)
+    clamped: np.ndarray[Any, Any] = np.clip(np.array(flat, dtype=np.int64), lo, hi)
+    return clamped.reshape(shape)
+
+
+def _nest_shape(k: Sequence[Any], batch: tuple[int, ...]) -> list[int]:
+    """The shape of a nested ``k``, read down its first entries (as NumPy
+    reads it), refusing a nest too deep, or of more offsets than the batch
+    has matrices or memory holds, before any list shared at every level (or
+    holding itself) is expanded."""
     shape: list[int] = []
     first: Any = k
     while _is_level(first) and len(shape) <= MAX_BATCH_DIMS:
@@ -177,27 +202,7 @@ def _sequence(
         if count * 8 > physical_memory():
             msg = f"k of shape {tuple(shape)} has more offsets than memory holds"
             raise MemoryError(msg)
-    flat: list[Any] = [k]
-    for n in shape:
-        rows = [_entries(v, k) for v in flat]
-        if not all(len(r) == n for r in rows):  # entries that are lists
-            msg = f"k must be a rectangular sequence of integers; got {show(k)}"
-            raise TypeError(msg)
-        flat = [v for row in rows for v in row]
-    if not set(map(type, flat)) <= {int}:
-        entries = []
-        for v in flat:
-            entry = index_or_none(v)
-            if entry is None:  # at the first: later entries' __index__ never runs
-                msg = f"k must hold integers only; got {show(k)}"
-                raise TypeError(msg)
-            entries.append(entry)
-        flat = entries
-    if flat and not (min(flat) >= INT64_MIN and max(flat) <= INT64_MAX):
-        flat = [min(max(v, lo), hi) for v in flat]
-    # (np.clip: torch.compile, which traces NumPy here, reads no dtype.kind.)
-    clamped: np.ndarray[Any, Any] = np.clip(np.array(flat, dtype=np.int64), lo, hi)
-    return clamped.reshape(shape)
+    return shape
 
 
 def _is_sequence(v: Any) -> bool:
