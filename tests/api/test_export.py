@@ -169,6 +169,39 @@ def test_jax_export_with_symbolic_sizes() -> None:
     np.testing.assert_array_equal(got, _want(5, 3, 5, k))
 
 
+@pytest.mark.parametrize("x64", [False, True], ids=["x64 off", "x64 on"])
+def test_jax_export_k_of_every_integer_dtype_at_its_extremes(x64: bool) -> None:
+    """Bug (a newcomer's read): with symbolic sizes a per-matrix k was cast
+    into the index type before it was clamped, so a uint64 past 2**63 (x64
+    on) or a uint32 past 2**31 (off: int32 indices) wrapped into a
+    diagonal. Every integer dtype JAX has in that mode, at its extremes."""
+    jax = pytest.importorskip("jax")
+    jnp = pytest.importorskip("jax.numpy")
+    export = pytest.importorskip("jax.export")  # (older JAX does not import it)
+    before = bool(jax.config.jax_enable_x64)
+    jax.config.update("jax_enable_x64", x64)
+    try:
+        names = ["int8", "int16", "int32", "uint8", "uint16", "uint32"]
+        if x64:
+            names += ["int64", "uint64"]
+        r, c = export.symbolic_shape("r, c")
+        f = jax.jit(lambda x, k: x + eyelike.eye_like(x, k=k))
+        for name in names:
+            info = np.iinfo(name)
+            values = [int(info.min), int(info.max), int(info.max) - 1, 1, 0]
+            k = jnp.asarray(np.array(values, dtype=name))
+            spec = jax.ShapeDtypeStruct((len(values), r, c), jnp.float32)
+            exported = export.export(f)(spec, jax.ShapeDtypeStruct(k.shape, k.dtype))
+            for n_rows, n_cols in ((3, 5), (6, 2)):
+                x = jnp.zeros((len(values), n_rows, n_cols), jnp.float32)
+                got = exported.call(x, k)
+                clamped = [min(max(v, -n_rows), n_cols) for v in values]
+                want = _want(len(values), n_rows, n_cols, clamped)
+                np.testing.assert_array_equal(np.asarray(got), want, err_msg=name)
+    finally:
+        jax.config.update("jax_enable_x64", before)
+
+
 def test_jax_vmap_over_k_and_x() -> None:
     jax = pytest.importorskip("jax")
     jnp = pytest.importorskip("jax.numpy")

@@ -58,12 +58,16 @@ def clamp(
     """An integer array ``k`` of ``xp`` clamped into ``[-n_rows, n_cols]`` in
     the index dtype ``index`` (``clip``: None for ``xp.clip``)."""
     clip = clip or xp.clip
-    if not (type(n_rows) is int and type(n_cols) is int):
-        # Symbolic sizes cannot be compared with k's type's bounds: in the
-        # index type first (which holds k's every value but uint64's past
-        # 2**63).
-        return clip(xp.astype(k, index), -n_rows, n_cols)
     info = xp.iinfo(k.dtype)
+    if not (type(n_rows) is int and type(n_cols) is int):
+        # Symbolic sizes cannot be compared with k's type's bounds: into the
+        # index type first (which holds every size), by a clip in k's type
+        # where k's range is wider (a uint64 past 2**63, a uint32 past 2**31
+        # into int32 would wrap into a diagonal).
+        fits = xp.iinfo(index)
+        if info.min < fits.min or info.max > fits.max:
+            k = clip(k, max(info.min, fits.min), min(info.max, fits.max))
+        return clip(xp.astype(k, index), -n_rows, n_cols)
     lo, hi = max(-n_rows, info.min), min(n_cols, info.max)
     if namespace_info(xp) is None:
         # No inspection API, so no clip either: two wheres, of arrays

@@ -19,7 +19,7 @@ from typing import Any
 
 import numpy as np
 
-from ..._validate.dtypes import is_ml_dtype
+from ..._validate.dtypes import DTypeError, is_ml_dtype
 from ..._validate.offsets import along_batch
 from ..._validate.text import show
 from .._base import Backend, Build, host_device
@@ -56,7 +56,7 @@ class CubedBackend(Backend):
                 f"dtype {found[0].name} is not one cubed can store (its chunks "
                 f"are Zarr arrays); got dtype={show(dtype)}"
             )
-            raise TypeError(msg)
+            raise DTypeError(msg)
         return found
 
     def eye(self, build: Build) -> Any:
