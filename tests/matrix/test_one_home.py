@@ -3,7 +3,7 @@ closed on every namespace installed here (the sample that was reported is
 one case of each): the rank limit with a per-matrix ``k`` in every layout;
 a ``device=`` on every namespace; a per-matrix ``k`` on another device than
 the result's; an ``out`` of every layout whose elements do not share
-memory."""
+memory; a per-matrix ``k`` of every integer type at its ends."""
 
 from __future__ import annotations
 
@@ -12,8 +12,8 @@ from typing import Any
 
 import numpy as np
 import pytest
+from helpers import STANDARD_DTYPES, to_numpy
 from helpers import reference as _rule
-from helpers import to_numpy
 from numpy.lib.stride_tricks import as_strided
 
 import eyelike
@@ -326,4 +326,69 @@ def test_rank_limit_with_a_per_matrix_k_in_every_torch_out_layout(layout: str) -
     assert eyelike.eye(2, batch_shape=RANK_LIMIT_BATCH, k=k, out=out) is out
     np.testing.assert_array_equal(
         out.numpy(), reference(2, 2, [0, 1], RANK_LIMIT_BATCH, "float32")
+    )
+
+
+# ------------------------------------------- k's array clamp, every type
+
+_INTEGER_NAMES = tuple(d for d in STANDARD_DTYPES if "int" in d)
+# (rows, cols, repeats of the offsets, dtype): the small mask; the large
+# builds (torch's writes by index, NumPy's indices); NumPy's table of 8x8
+# int8 matrices, a batch of many.
+_CLAMP_SHAPES = [(3, 4, 1, "float32"), (90, 90, 1, "float32"), (8, 8, 50, "int8")]
+
+
+def _integer_dtypes(xp: Any) -> list[tuple[str, Any]]:
+    """Each integer dtype ``xp`` has here (JAX's 64-bit ones with x64 only)."""
+    info = getattr(xp, "__array_namespace_info__", None)
+    if info is not None:
+        have = info().dtypes(kind="integral")
+        return [(n, have[n]) for n in _INTEGER_NAMES if n in have]
+    return [(n, getattr(xp, n)) for n in _INTEGER_NAMES if hasattr(xp, n)]
+
+
+def _extremes(name: str) -> list[int]:
+    """Offsets of integer type ``name`` at and near its ends, and small ones."""
+    info = np.iinfo(name)
+    near = [info.min, info.min + 1, info.max - 1, info.max, 0, 1, 2]
+    return near + ([-1, -2] if info.min else [])
+
+
+@pytest.mark.parametrize(("n_rows", "n_cols", "repeats", "dtype"), _CLAMP_SHAPES)
+def test_array_k_of_every_integer_type_at_its_ends(
+    xp: Any, n_rows: int, n_cols: int, repeats: int, dtype: str
+) -> None:
+    """A per-matrix ``k`` of each integer type, at its extremes, on every
+    path of every namespace (a fresh eye, by the short path where it takes
+    one, ``eye_like``, an ``out``): clamped, never wrapped into a diagonal.
+    (The array clamp had five homes, one of which wrapped under
+    ``jax.export``.)"""
+    for name, dt in _integer_dtypes(xp):
+        values = _extremes(name) * repeats
+        k = xp.asarray(values, dtype=dt)
+        batch = (len(values),)
+        want = reference(n_rows, n_cols, values, batch, dtype)
+        got = eyelike.eye(n_rows, n_cols, batch_shape=batch, k=k, xp=xp, dtype=dtype)
+        np.testing.assert_array_equal(to_numpy(got), want, err_msg=name)
+        x = xp.zeros((*batch, n_rows, n_cols), dtype=getattr(xp, dtype))
+        got = eyelike.eye_like(x, k=k)
+        np.testing.assert_array_equal(to_numpy(got), want, err_msg=name)
+        if hasattr(type(x), "__setitem__") and xp.__name__ != "jax.numpy":
+            eyelike.eye_like(x, k=k, out=x)
+            np.testing.assert_array_equal(to_numpy(x), want, err_msg=name)
+        # The same offsets as host values: a NumPy array and a list.
+        for host in (np.asarray(values, dtype=name), values):
+            got = eyelike.eye_like(x, k=host)
+            np.testing.assert_array_equal(to_numpy(got), want, err_msg=name)
+
+
+@pytest.mark.parametrize("name", _INTEGER_NAMES)
+def test_array_k_of_every_integer_type_at_its_ends_dask(name: str) -> None:
+    da = _lazy(np)
+    values = _extremes(name)
+    k = da.from_array(np.asarray(values, dtype=name), chunks=3)
+    batch = (len(values),)
+    got = eyelike.eye(4, 3, batch_shape=batch, k=k, xp=da, chunks=2)
+    np.testing.assert_array_equal(
+        got.compute(), reference(4, 3, values, batch, "float64")
     )

@@ -20,9 +20,10 @@ from array_api_compat import device as array_device
 
 from .._validate import dtypes as _dtypes
 from .._validate import size as _size
+from .._validate.offsets import clamp_array
 from .._validate.text import show
 
-__all__ = ["Backend", "Build", "Shape", "clamp", "host_device", "namespace_info"]
+__all__ = ["Backend", "Build", "Shape", "host_device", "namespace_info"]
 
 # A shape of any entries (`Backend.short_eye`: of plain ints there).
 Shape = tuple[Any, ...]
@@ -52,36 +53,9 @@ def host_device(device: Any, library: str, others: tuple[Any, ...] = ()) -> Any:
     raise ValueError(msg)
 
 
-def clamp(
-    xp: Any, k: Any, n_rows: int, n_cols: int, index: Any, clip: Any = None
-) -> Any:
-    """An integer array ``k`` of ``xp`` clamped into ``[-n_rows, n_cols]`` in
-    the index dtype ``index`` (``clip``: None for ``xp.clip``)."""
-    clip = clip or xp.clip
-    info = xp.iinfo(k.dtype)
-    if not (type(n_rows) is int and type(n_cols) is int):
-        # Symbolic sizes cannot be compared with k's type's bounds: into the
-        # index type first (which holds every size), by a clip in k's type
-        # where k's range is wider (a uint64 past 2**63, a uint32 past 2**31
-        # into int32 would wrap into a diagonal).
-        fits = xp.iinfo(index)
-        if info.min < fits.min or info.max > fits.max:
-            k = clip(k, max(info.min, fits.min), min(info.max, fits.max))
-        return clip(xp.astype(k, index), -n_rows, n_cols)
-    lo, hi = max(-n_rows, info.min), min(n_cols, info.max)
-    if namespace_info(xp) is None:
-        # No inspection API, so no clip either: two wheres, of arrays
-        # (scalars came in 2024.12).
-        device = getattr(k, "device", None)
-        low = xp.asarray(lo, dtype=k.dtype, device=device)
-        high = xp.asarray(hi, dtype=k.dtype, device=device)
-        return xp.astype(xp.where(k < low, low, xp.where(k > high, high, k)), index)
-    return xp.astype(clip(k, lo, hi), index)
-
-
 class Build(NamedTuple):
     """One request for `Backend.eye`, every argument validated: ``k`` an int
-    or an integer array broadcastable to the batch, clamped (`clamp`);
+    or an integer array broadcastable to the batch, clamped (`Backend._clamp`);
     ``like``: `eye_like`'s ``x`` (``docs/internals.rst``: "The request")."""
 
     shape: tuple[int, ...]
@@ -220,8 +194,8 @@ class Backend:
     def _clamp(self, k: Any, n_rows: int, n_cols: int, device: Any) -> Any:
         """An integer array ``k`` of this library (checked) moved to the
         result's ``device`` (the one policy for a ``k`` elsewhere), then
-        `clamp`-ed. By default by ``asarray(k, device=)`` (``to_device`` of
-        array-api-strict before 2.4 fails on NumPy 1)."""
+        clamped (`clamp_array`). Moved by ``asarray(k, device=)``
+        (``to_device`` of array-api-strict before 2.4 fails on NumPy 1)."""
         info = namespace_info(self._xp)
         if info is not None:
             want = info.default_device() if device is None else device
@@ -229,7 +203,20 @@ class Backend:
             if have is not None and have != want:
                 k = self._xp.asarray(k, device=want)
         index = self._index_dtype(self.device_of(k))
-        return clamp(self._xp, k, n_rows, n_cols, index)
+        return clamp_array(self._xp, k, n_rows, n_cols, index, self._clip)
+
+    def _clip(self, k: Any, lo: Any, hi: Any, index: Any) -> Any:
+        """``k`` clipped into ``[lo, hi]`` (bounds its type holds), as the
+        index dtype ``index``: `clamp_array`'s ``clip``, by the standard's."""
+        xp = self._xp
+        if namespace_info(xp) is None:
+            # No inspection API, so no clip either: two wheres, of arrays
+            # (scalars came in 2024.12).
+            device = getattr(k, "device", None)
+            low = xp.asarray(lo, dtype=k.dtype, device=device)
+            high = xp.asarray(hi, dtype=k.dtype, device=device)
+            return xp.astype(xp.where(k < low, low, xp.where(k > high, high, k)), index)
+        return xp.astype(xp.clip(k, lo, hi), index)
 
     def _held_bytes(
         self, of: Any, shape: tuple[int, ...], nbytes: int, device: Any

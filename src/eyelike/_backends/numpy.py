@@ -27,7 +27,7 @@ import numpy as np
 
 from .._validate.dtypes import numpy_dtype
 from .._validate.gate import admit, admit_offsets
-from .._validate.offsets import clamp_array
+from .._validate.offsets import clamp_array, numpy_clip
 from ._base import Backend, Build, Shape, host_device
 
 __all__ = ["NumPyBackend", "eye"]
@@ -97,7 +97,7 @@ class NumPyBackend(Backend):
             ):
                 return None
             if math.prod(shape) > _MASK_ELEMENTS:  # (the mask: any k)
-                k = clamp_array(k, -shape[-2], shape[-1])
+                k = clamp_array(np, k, shape[-2], shape[-1], np.int64, numpy_clip)
             return _per_matrix(shape, k, numpy_dtype(dtype, "numpy")[0], None, "C")
         if out is None:
             return _ones(np.zeros(shape, numpy_dtype(dtype, "numpy")[0]), shape, k)

@@ -19,7 +19,6 @@ from .integers import (
     MAX_BATCH_DIMS,
     index_or_none,
     is_array,
-    is_bool_like,
     is_time,
     not_an_integer,
     one_element,
@@ -29,6 +28,8 @@ from .text import show
 
 # One name, not a chain: each link is a guard of torch.compile's program.
 _NDARRAY = np.ndarray
+# A library's clip into bounds of k's own type, cast: `clamp_array`'s.
+Clip = Callable[[Any, Any, Any, Any], Any]
 
 
 def is_library_array(k: Any) -> bool:
@@ -52,8 +53,11 @@ def host_offsets(
         if isinstance(k, (list, tuple)):  # an object array's one entry
             msg = f"k as a 0-d array must hold one integer; got {show(k)}"
             raise TypeError(msg)
+    arr: np.ndarray[Any, Any]
     if isinstance(k, _NDARRAY):
-        arr = clamp_array(k, lo, hi)
+        if k.dtype.kind not in "iu":
+            refuse_dtype(k, integral=False)
+        arr = clamp_array(np, k, -lo, hi, np.int64, numpy_clip)
     elif _is_sequence(k):  # a list, a tuple, a range, a deque, an array.array
         arr = _sequence(k, batch, lo, hi)
     else:
@@ -94,8 +98,9 @@ def along_batch(
 
 def refuse_dtype(k: Any, integral: bool) -> None:
     """Refuse a library's ``k`` array that is not of an integer dtype
-    (``integral``: its namespace's ``isdtype(k.dtype, "integral")``)."""
-    if is_bool_like(k) or not integral:
+    (``integral``: its namespace's ``isdtype(k.dtype, "integral")``, which
+    the standard makes false for bool)."""
+    if not integral:
         msg = f"k must be an integer array; got dtype {k.dtype}"
         raise TypeError(msg)
 
@@ -117,20 +122,37 @@ def broadcasts_to(shape: tuple[int, ...], batch: tuple[int, ...]) -> bool:
     return all(s == b or s == 1 or b is None for s, b in zip(shape, tail, strict=True))
 
 
-def clamp_array(k: np.ndarray[Any, Any], lo: int, hi: int) -> np.ndarray[Any, Any]:
-    """A NumPy integer array, clamped into ``[lo, hi]`` as int64."""
-    if k.dtype.kind not in "iu":
-        refuse_dtype(k, integral=False)
-    if k.dtype.itemsize == 8 and k.dtype.kind == "u":
-        # A uint64 past int64 would wrap negative (hi >= 0 fits uint64).
-        k = np.minimum(k, hi)
-    # Every other integer type fits int64, as do the bounds. Two ufuncs, the
-    # second in place (np.clip is a Python wrapper, several times the cost).
-    if k.dtype != np.int64:
-        k = np.array(k, dtype=np.int64)  # (0-d stays an array)
+def clamp_array(
+    xp: Any, k: Any, n_rows: Any, n_cols: Any, index: Any, clip: Clip
+) -> Any:
+    """An integer array ``k`` of ``xp`` clamped into ``[-n_rows, n_cols]``,
+    as the index dtype ``index`` (which holds every size): the one array
+    clamp. ``clip(k, lo, hi, index)`` is the library's clip of ``k`` into
+    bounds its own type holds, cast to ``index`` (`numpy_clip`,
+    ``Backend._clip``): bounds beyond a narrow type would not fit it, and a
+    cast before the clip would wrap a wide one (a uint64 past 2**63, a
+    uint32 past 2**31 into int32) into a diagonal."""
+    if k.dtype == index:  # (the common k: no range to read, ~1 us on NumPy)
+        return clip(k, -n_rows, n_cols, index)
+    info = xp.iinfo(k.dtype)
+    if type(n_rows) is int and type(n_cols) is int:
+        return clip(k, max(-n_rows, info.min), min(n_cols, info.max), index)
+    # A size known only when the program runs is not compared with k's
+    # type's bounds (a guard of torch's; undecidable for JAX): into the
+    # index type's range first, then the sizes.
+    fits = xp.iinfo(index)
+    k = clip(k, max(info.min, fits.min), min(info.max, fits.max), index)
+    return clip(k, -n_rows, n_cols, index)
+
+
+def numpy_clip(
+    k: np.ndarray[Any, Any], lo: int, hi: int, index: Any
+) -> np.ndarray[Any, Any]:
+    """`clamp_array`'s ``clip`` for NumPy arrays: two ufuncs, the second in
+    place (np.clip is a Python wrapper, several times the cost)."""
     wide: np.ndarray[Any, Any] = np.maximum(k, lo)
     np.minimum(wide, hi, out=wide)
-    return wide
+    return wide.astype(index, copy=False)
 
 
 # Nests of up to this many offsets are walked before their size is judged.

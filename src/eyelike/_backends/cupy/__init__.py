@@ -20,6 +20,7 @@ from typing import Any
 import numpy as np
 
 from ..._validate.dtypes import DTypeError, is_ml_dtype, numpy_dtype
+from ..._validate.offsets import clamp_array
 from ..._validate.text import no_usable_device, show
 from .._base import Backend, Build
 from .planning import (
@@ -69,22 +70,24 @@ class CuPyBackend(Backend):
 
     def _clamp(self, k: Any, n_rows: int, n_cols: int, device: Any) -> Any:
         # Moved to the result's device (None: the current one; through the
-        # host: no peer access needed), then one pass over k, straight into
-        # the type the kernels read, where the default (clip, astype to
-        # int64, then int32) moves k three times: as many bytes as the
-        # output when matrices are small. The bounds fit k's own type, so
-        # the clip cannot wrap.
+        # host: no peer access needed), then clamped there.
         import cupy
 
         target = cupy.cuda.Device() if device is None else device
         if k.device.id != target.id:
             with target:
                 k = cupy.asarray(k.get())
-        info = np.iinfo(k.dtype)
         with k.device:
-            clamped = cupy.empty(k.shape, dtype=offsets_dtype(n_rows, n_cols))
-            lo, hi = max(-n_rows, info.min), min(n_cols, info.max)
-            return cupy.clip(k, lo, hi, out=clamped)
+            index = offsets_dtype(n_rows, n_cols)
+            return clamp_array(cupy, k, n_rows, n_cols, index, self._clip)
+
+    def _clip(self, k: Any, lo: Any, hi: Any, index: Any) -> Any:
+        # One pass over k, straight into the type the kernels read, where a
+        # clip, then a cast, moves k twice: as many bytes as the output
+        # when matrices are small.
+        import cupy
+
+        return cupy.clip(k, lo, hi, out=cupy.empty(k.shape, dtype=index))
 
     def _out_strides(self, out: Any) -> tuple[int, ...] | None:
         if out.size:  # (an empty out is never stored to)

@@ -14,9 +14,10 @@ from typing import Any
 
 import numpy as np
 
+from ..._validate.offsets import clamp_array
 from ..._validate.size import known_shape
 from .. import cupy as _cupy
-from .._base import Backend, Build, clamp, host_device, namespace_info
+from .._base import Backend, Build, host_device, namespace_info
 from .chunks import batch_chunks, block, lazy_k, on_host
 
 __all__ = ["DaskBackend", "eye"]
@@ -44,15 +45,18 @@ class DaskBackend(Backend):
         return known_shape(x, name, hint)
 
     def _clamp(self, k: Any, n_rows: int, n_cols: int, device: Any) -> Any:
-        # Not moved (one device: Dask reads k's blocks where it makes the
-        # output's), and clamped by Dask's own clip, which hands each chunk
-        # the bounds as Python ints; array-api-compat's makes them Dask
-        # arrays of NumPy chunks, which a k of CuPy chunks cannot meet in
-        # one ufunc (a TypeError at compute).
+        # Not moved: one device (Dask reads k's blocks where it makes the
+        # output's).
+        index = self._index_dtype(self.device_of(k))
+        return clamp_array(self._xp, k, n_rows, n_cols, index, self._clip)
+
+    def _clip(self, k: Any, lo: Any, hi: Any, index: Any) -> Any:
+        # Dask's own clip, which hands each chunk the bounds as Python ints;
+        # array-api-compat's makes them Dask arrays of NumPy chunks, which a
+        # k of CuPy chunks cannot meet in one ufunc (a TypeError at compute).
         import dask.array as da
 
-        index = self._index_dtype(self.device_of(k))
-        return clamp(self._xp, k, n_rows, n_cols, index, da.clip)
+        return self._xp.astype(da.clip(k, lo, hi), index)
 
     def to_numpy(self, x: Any) -> np.ndarray[Any, Any]:
         return on_host(x.compute())

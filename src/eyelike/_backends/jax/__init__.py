@@ -22,9 +22,9 @@ import numpy as np
 
 from ..._validate import dtypes as _dtypes
 from ..._validate import size as _size
-from ..._validate.offsets import along_batch
+from ..._validate.offsets import along_batch, clamp_array
 from ..._validate.text import no_usable_device, show
-from .._base import Backend, Build, clamp
+from .._base import Backend, Build
 from ..reference import check_index_fits
 
 __all__ = ["JaxBackend"]
@@ -210,7 +210,7 @@ def _builder(backend: JaxBackend, placement: Any) -> Any:
         if k is None:  # an empty output
             return backend._xp.zeros(shape, dtype=dtype, **kwargs)
         if k.dtype != index:  # the caller's own array, moved (`JaxBackend._clamp`)
-            k = clamp(backend._xp, k, shape[-2], shape[-1], index)
+            k = clamp_array(backend._xp, k, shape[-2], shape[-1], index, backend._clip)
         rows = lax.broadcasted_iota(index, shape, len(shape) - 2, **kwargs)
         cols = lax.broadcasted_iota(index, shape, len(shape) - 1, **kwargs)
         k = _resharded(k, shape, typed)

@@ -31,9 +31,10 @@ from ..._validate import dtypes as _dtypes
 from ..._validate import size as _size
 from ..._validate.dtypes import DTypeError
 from ..._validate.gate import admit, admit_offsets, admit_traced
+from ..._validate.offsets import clamp_array
 from ..._validate.text import no_usable_device, show
 from .._base import Backend, Build, Shape
-from .build import general, mask, per_matrix, scalar_k
+from .build import clip, general, mask, per_matrix, scalar_k
 from .subclass import build as _subclass_build
 from .subclass import builds_plain, held_bytes
 
@@ -197,13 +198,7 @@ class TorchBackend(Backend):
             device = torch.get_default_device()  # (not readable there)
         if device is not None and k.device != device:
             k = k.to(device)
-        # In int64 first: torch's CPU kernels lack clamp for uint16-64, and
-        # bounds beyond a narrow type would not fit it. uint64 values
-        # >= 2**63 wrap negative and are all beyond the matrix.
-        wide = k.to(torch.int64)
-        if k.dtype == torch.uint64:
-            wide = torch.where(wide < 0, n_cols, wide)
-        return wide.clamp(-n_rows, n_cols)
+        return clamp_array(torch, k, n_rows, n_cols, torch.int64, clip)
 
     def _same_device(self, have: Any, want: Any) -> bool:
         # torch.device("cuda") means the current CUDA device.

@@ -5,7 +5,9 @@ from __future__ import annotations
 import math
 from typing import Any
 
-__all__ = ["general", "mask", "per_matrix", "scalar_k"]
+from ..._validate.offsets import clamp_array
+
+__all__ = ["clip", "general", "mask", "per_matrix", "scalar_k"]
 
 # Matrices up to this many elements are made once and copied over a batch;
 # the template is then at most 4 MiB beside the output (complex128).
@@ -48,6 +50,16 @@ def general(
     ):
         return per_matrix(torch, shape, k, dtype, device, out)
     return mask(torch, shape, k, dtype, device, out, write=False)
+
+
+def clip(k: Any, lo: Any, hi: Any, index: Any) -> Any:
+    """`clamp_array`'s ``clip`` for torch, in ``index`` (int64) first:
+    torch's CPU kernels compute nothing on uint16-64, not even a comparison.
+    A uint64 past 2**63 wraps negative there, and is past ``hi``."""
+    wide = k.to(index)
+    if not k.dtype.is_signed and k.dtype.itemsize == 8:
+        wide = wide.where(wide >= 0, hi)
+    return wide.clamp(lo, hi)
 
 
 def scalar_k(
@@ -132,7 +144,8 @@ def per_matrix(
     else:
         out.zero_()
     # Clamped in int64: a column r + k within int64, and a row's one in it.
-    k = k.to(torch.int64).clamp(-n_rows, n_cols).expand(shape[:-2]).reshape(-1, 1)
+    k = clamp_array(torch, k, n_rows, n_cols, torch.int64, clip)
+    k = k.expand(shape[:-2]).reshape(-1, 1)
     flat, rows = out.view(-1), torch.arange(n_rows, device=device)
     # By blocks: the index scratch (~40 bytes a row) stays within ~40 MiB.
     per_block = max(1, _PUT_ROWS // n_rows)
