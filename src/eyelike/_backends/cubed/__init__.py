@@ -1,6 +1,6 @@
 """The cubed backend: a lazy batched eye whose every task fits the Spec.
 
-Each block is made, when computed, by ``dask.chunks.block`` from its block
+Each block is made, when computed, by ``lazy.block`` from its block
 id, which gives its own diagonal and its slice of a per-matrix ``k``. The
 block functions are module-level: cubed pickles them for its workers. ``eye_like`` keeps
 ``x``'s Spec (as ``cubed.zeros_like``); ``eye`` takes a cubed ``k``'s, or
@@ -23,7 +23,7 @@ from ..._validate.dtypes import DTypeError, is_ml_dtype
 from ..._validate.offsets import along_batch
 from ..._validate.text import show
 from .._base import Backend, Build, host_device
-from ..dask.chunks import Chunks, block, lazy_k, read, refusal
+from ..lazy import Chunks, block, lazy_k, read, refusal
 
 __all__ = ["CubedBackend", "eye", "fits"]
 

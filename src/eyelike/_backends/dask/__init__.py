@@ -1,6 +1,6 @@
 """The Dask backend: a lazy batched eye, chunked along the batch dimensions.
 
-Every chunk holds whole matrices, made when computed by ``chunks.block``
+Every chunk holds whole matrices, made when computed by ``lazy.block``
 (the lazy libraries' one adapter of the eager fill, cubed's too): on the NumPy
 backend, or on CuPy's where the chunks are CuPy arrays (``eye_like`` of
 such an array, or Dask's ``array.backend`` set to ``"cupy"``). The graph is
@@ -10,6 +10,7 @@ builds its own): no per-chunk task is materialised at call time.
 
 from __future__ import annotations
 
+from functools import partial
 from typing import Any
 
 import numpy as np
@@ -18,7 +19,7 @@ from ..._validate.offsets import clamp_array
 from ..._validate.size import known_shape
 from .. import cupy as _cupy
 from .._base import Backend, Build, host_device, namespace_info
-from .chunks import batch_chunks, block, lazy_k, on_host
+from ..lazy import Chunks, block, lazy_k, on_host, read, refusal
 
 __all__ = ["DaskBackend", "eye"]
 
@@ -126,3 +127,22 @@ def eye(build: Build) -> Any:
         gpu=gpu,
         order=order,
     )
+
+
+def batch_chunks(
+    chunks: Any, shape: tuple[int, ...], dtype: np.dtype[Any], like: Any
+) -> Chunks:
+    """Dask's chunks of the output along the batch dimensions (``like``'s,
+    for ``eye_like``), every chunk holding whole matrices."""
+    from dask.array.core import normalize_chunks
+
+    if like is not None:
+        return tuple(tuple(int(c) for c in dim) for dim in like.chunks[:-2])
+    where = f"of the batch dimensions {shape[:-2]} (every chunk holds whole matrices)"
+    bad = partial(refusal, chunks, where)
+    spec = "auto" if chunks is None else chunks
+    found = read(normalize_chunks, spec, shape, dtype, shape[-2:], bad, batch_only=True)
+    if found[-2:] != ((shape[-2],), (shape[-1],)):
+        msg = f"the matrix dimensions would be split as {found[-2:]}"
+        raise bad(msg)
+    return found[:-2]

@@ -1,7 +1,7 @@
-"""What the lazy libraries (Dask, cubed) share: one reader of ``chunks=``
-(`read`; every refusal a ValueError naming ``chunks``), a per-matrix ``k``
-chunked as the output's batch (`lazy_k`), and the fill of one block
-(`block`); and Dask's batch chunks.
+"""The lazy libraries' one adapter (Dask's and cubed's): one reader of
+``chunks=`` (`read`; every refusal a ValueError naming ``chunks``), a
+per-matrix ``k`` chunked as the output's batch (`lazy_k`), and the fill of
+one block by the eager NumPy or CuPy build (`block`).
 """
 
 from __future__ import annotations
@@ -9,19 +9,18 @@ from __future__ import annotations
 import math
 import operator
 from collections.abc import Callable
-from functools import partial
 from typing import Any, Literal
 
 import numpy as np
 
-from ..._validate.integers import is_bool_like
-from ..._validate.offsets import along_batch, shifted
-from ..._validate.text import show
-from .. import cupy as _cupy
-from .. import numpy as _numpy
-from .._base import Build
+from .._validate.integers import is_bool_like
+from .._validate.offsets import along_batch, shifted
+from .._validate.text import show
+from . import cupy as _cupy
+from . import numpy as _numpy
+from ._base import Build
 
-__all__ = ["Chunks", "batch_chunks", "block", "lazy_k", "on_host", "read", "refusal"]
+__all__ = ["Chunks", "block", "lazy_k", "on_host", "read", "refusal"]
 
 Chunks = tuple[tuple[int, ...], ...]
 Bad = Callable[[str], ValueError]
@@ -125,25 +124,6 @@ def read(
             )
             raise bad(why)
     return tuple(tuple(int(c) for c in dim) for dim in normal)
-
-
-def batch_chunks(
-    chunks: Any, shape: tuple[int, ...], dtype: np.dtype[Any], like: Any
-) -> Chunks:
-    """Dask's chunks of the output along the batch dimensions (``like``'s,
-    for ``eye_like``), every chunk holding whole matrices."""
-    from dask.array.core import normalize_chunks
-
-    if like is not None:
-        return tuple(tuple(int(c) for c in dim) for dim in like.chunks[:-2])
-    where = f"of the batch dimensions {shape[:-2]} (every chunk holds whole matrices)"
-    bad = partial(refusal, chunks, where)
-    spec = "auto" if chunks is None else chunks
-    found = read(normalize_chunks, spec, shape, dtype, shape[-2:], bad, batch_only=True)
-    if found[-2:] != ((shape[-2],), (shape[-1],)):
-        msg = f"the matrix dimensions would be split as {found[-2:]}"
-        raise bad(msg)
-    return found[:-2]
 
 
 def lazy_k(k: Any, batch: tuple[int, ...], bc: Chunks, from_array: Any) -> Any:
