@@ -105,14 +105,20 @@ def _offsets(
     """``k`` checked and clamped into ``[-n_rows, n_cols]``: an int, an int64
     NumPy array of host values, or an integer array of the result's library
     broadcastable to ``batch``, on the result's ``device`` (`Backend._clamp`)."""
-    plain = type(n_rows) is int and type(n_cols) is int
     if type(k) is int:
-        if plain:  # the common call: no more than this (no function: a guard)
+        # Past int64 is past any size: clamped first by numbers (a module
+        # constant is a guard), so that no constant past int64 meets a
+        # size torch.compile traces (symbolic, though an int to its eye).
+        if not -9223372036854775807 <= k <= 9223372036854775807:
+            k = 9223372036854775807 if k > 0 else -9223372036854775807
+        if type(n_rows) is int and type(n_cols) is int:
+            # The common call: no more than this (no function: a guard).
+            # (Traced, min and max of symbolic sizes make no guard either.)
             return min(max(k, -n_rows), n_cols)
     else:
         k = backend._own_k(k)
     if not _k.is_library_array(k):
-        if plain:
+        if backend._sizes_known(n_rows, n_cols):
             return _k.host_offsets(k, batch, (-n_rows, n_cols))
         # A size known only when the program runs is not compared with k
         # (a guard of torch's; undecidable for JAX): the index type's range.

@@ -202,6 +202,29 @@ def test_jax_export_k_of_every_integer_dtype_at_its_extremes(x64: bool) -> None:
         jax.config.update("jax_enable_x64", before)
 
 
+@pytest.mark.parametrize("k", [[0, 1, -1], 2**63], ids=["list", "int past int64"])
+def test_host_k_with_symbolic_matrix_sizes_strict(k: Any) -> None:
+    """Bug (review): strict export traces by Dynamo, where a symbolic size
+    reads as an int: a list k was clamped by the sizes, which fixed them
+    ("You marked r as dynamic but your code specialized it")."""
+
+    class Plus(torch.nn.Module):
+        def forward(self, x: Any) -> Any:
+            return x + eyelike.eye_like(x, k=k)
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        program = torch.export.export(
+            Plus(),
+            (torch.zeros(3, 4, 5),),
+            dynamic_shapes=({1: Dim("R"), 2: Dim("C")},),
+            strict=True,
+        )
+    for size in ((3, 4, 5), (3, 6, 2), (3, 2, 7)):
+        got = program.module()(torch.zeros(size)).numpy()
+        np.testing.assert_array_equal(got, _want(*size, k))
+
+
 def test_jax_vmap_over_k_and_x() -> None:
     jax = pytest.importorskip("jax")
     jnp = pytest.importorskip("jax.numpy")

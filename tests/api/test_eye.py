@@ -339,3 +339,16 @@ def test_eye_like_keeps_a_numpy_subclass_as_zeros_like(tmp_path: Any, k: Any) ->
         np.testing.assert_array_equal(np.asarray(got), reference((2,), 3, 3, k))
     masked = eyelike.eye_like(np.ma.zeros((2, 3, 3)), k=k)
     assert not np.ma.getmaskarray(masked).any()
+
+
+@pytest.mark.parametrize("n", [3, 40])  # the mask, and the builds by index
+def test_a_numpy_subclass_k_is_read_as_its_values(xp: Any, n: int) -> None:
+    """Bug (review): a MaskedArray ``k`` reached NumPy's build as itself: the
+    result was a MaskedArray (the mask carried over) on NumPy only. Its
+    values are read, on every namespace, as torch read them."""
+    k = np.ma.array([1, 2], mask=[False, True])
+    got = eyelike.eye(n, batch_shape=2, k=k, xp=xp)
+    assert type(to_numpy(got)) is np.ndarray
+    if xp is np:
+        assert type(got) is np.ndarray
+    np.testing.assert_array_equal(to_numpy(got), reference((2,), n, n, [1, 2]))

@@ -408,3 +408,60 @@ def test_a_changing_k_through_inductor() -> None:
     for k in range(-4, 6):
         torch.testing.assert_close(compiled(x, k), fn(x, k), rtol=0, atol=0)
     assert int(counters["stats"]["unique_graphs"]) == 2
+
+
+# Sizes symbolic under inductor (the default backend): its second shape, or
+# dynamic=True. While Dynamo traces, a symbolic size reads as an int.
+_SHAPES = ((2, 3), (4, 5), (2, 6, 5))
+
+
+def _through_inductor(fn: Fn) -> None:
+    """``fn`` compiled by inductor, against eager, over `_SHAPES`."""
+    torch._dynamo.reset()
+    compiled = torch.compile(fn, fullgraph=True)
+    for shape in _SHAPES:
+        x = torch.rand(shape)
+        torch.testing.assert_close(compiled(x), fn(x), rtol=0, atol=0)
+
+
+@pytest.mark.parametrize("k", [2**63, -(10**30)], ids=["2**63", "-10**30"])
+def test_an_int_k_past_int64_through_inductor(k: int) -> None:
+    """Bug: the clamp of an int ``k`` past int64 by symbolic sizes (the
+    gate's, the general path's) put a constant past int64 into inductor's
+    code, which refused it (InductorError, OverflowError)."""
+    _through_inductor(lambda x: x + eyelike.eye_like(x, k=k))
+    _through_inductor(lambda x: x + eyelike.eye_like(x, k=k, dtype=torch.float64))
+
+
+@pytest.mark.parametrize("form", ["tensor", "NumPy"])
+def test_a_uint64_k_through_inductor(form: str) -> None:
+    """Bug (this round's one array clamp, caught by a review): a uint64
+    ``k``'s type bounds met symbolic sizes (InductorError: 2**64 - 1 too
+    big for int64). torch's k goes into int64 first, then by the sizes."""
+    np = pytest.importorskip("numpy")
+    values = [0, 1, 2**63]
+    k = (
+        torch.tensor(values, dtype=torch.uint64)
+        if form == "tensor"
+        else np.array(values, dtype=np.uint64)
+    )
+
+    def fn(x: Any) -> Any:
+        *_, rows, cols = x.shape
+        return x + eyelike.eye(rows, cols, batch_shape=3, k=k, xp=torch).sum(0)
+
+    _through_inductor(fn)
+
+
+def test_a_list_k_keeps_the_sizes_symbolic() -> None:
+    """Bug: a list ``k`` was clamped by the sizes (read as ints while Dynamo
+    traces), which fixed them: one graph per shape under dynamic=True (an
+    int ``k``, or a NumPy one: one graph)."""
+    fn = lambda x: x + eyelike.eye_like(x, k=[1, -1])  # noqa: E731
+    torch._dynamo.reset()
+    counters.clear()
+    compiled = torch.compile(fn, fullgraph=True, dynamic=True, backend="eager")
+    for shape in ((2, 4, 5), (2, 5, 6), (2, 7, 3)):  # (not square: one symbol)
+        x = torch.rand(shape)
+        torch.testing.assert_close(compiled(x), fn(x), rtol=0, atol=0)
+    assert int(counters["stats"]["unique_graphs"]) == 1

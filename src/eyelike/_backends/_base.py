@@ -186,6 +186,12 @@ class Backend:
             return getattr(self._xp, "int64", None) or self._xp.int32
         return info.default_dtypes(device=device)["indexing"]
 
+    def _sizes_known(self, n_rows: Any, n_cols: Any) -> bool:
+        """Whether the sizes are known now, so that host offsets may be
+        clamped by them (else into the index type's range): Python ints, not
+        sizes known only when the program runs."""
+        return type(n_rows) is int and type(n_cols) is int
+
     def _own_k(self, k: Any) -> Any:
         """A non-int ``k`` as this library reads it: as it is, but where the
         library traces host data as its own arrays (torch.compile)."""

@@ -120,6 +120,8 @@ def admit_traced(shape: tuple[Any, ...], k: Any) -> Any:
         return None
     if type(k) is not int:
         return k if len(shape) > 2 else None
+    if not -9223372036854775807 <= k <= 9223372036854775807:
+        return None  # (the general path's: no constant past int64 meets a size)
     return min(max(k, -shape[-2]), shape[-1])
 
 

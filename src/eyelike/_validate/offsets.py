@@ -47,6 +47,8 @@ def host_offsets(
     lo, hi = bounds
     if type(k) is int or (isinstance(k, np.integer) and not is_time(k)):
         return min(max(int(k), lo), hi)
+    if isinstance(k, _NDARRAY) and type(k) is not _NDARRAY:
+        k = np.asarray(k)  # a subclass's values (a MaskedArray's data), not its class
     if isinstance(k, _NDARRAY) and k.ndim == 0:
         # One offset for every matrix (and torch.compile's NumPy scalar).
         k = one_element(k)

@@ -198,7 +198,18 @@ class TorchBackend(Backend):
             device = torch.get_default_device()  # (not readable there)
         if device is not None and k.device != device:
             k = k.to(device)
-        return clamp_array(torch, k, n_rows, n_cols, torch.int64, clip)
+        # Into int64 first: torch's CPU kernels compute nothing on uint16-64,
+        # not even a comparison; a uint64 past 2**63 wraps negative there,
+        # past every size. Then no bound of k's type meets a size.
+        wide = k.to(torch.int64)
+        if k.dtype == torch.uint64:
+            wide = torch.where(wide < 0, n_cols, wide)
+        return clamp_array(torch, wide, n_rows, n_cols, torch.int64, clip)
+
+    def _sizes_known(self, n_rows: Any, n_cols: Any) -> bool:
+        # While Dynamo traces, a symbolic size reads as an int.
+        known = super()._sizes_known(n_rows, n_cols)
+        return known and not self._torch.compiler.is_dynamo_compiling()
 
     def _same_device(self, have: Any, want: Any) -> bool:
         # torch.device("cuda") means the current CUDA device.

@@ -53,13 +53,10 @@ def general(
 
 
 def clip(k: Any, lo: Any, hi: Any, index: Any) -> Any:
-    """`clamp_array`'s ``clip`` for torch, in ``index`` (int64) first:
-    torch's CPU kernels compute nothing on uint16-64, not even a comparison.
-    A uint64 past 2**63 wraps negative there, and is past ``hi``."""
-    wide = k.to(index)
-    if not k.dtype.is_signed and k.dtype.itemsize == 8:
-        wide = wide.where(wide >= 0, hi)
-    return wide.clamp(lo, hi)
+    """`clamp_array`'s ``clip`` for torch, of a ``k`` of a signed type
+    (torch's CPU kernels compute nothing on uint16-64: `TorchBackend._clamp`
+    puts a ``k`` into int64 first)."""
+    return k.clamp(lo, hi).to(index)
 
 
 def scalar_k(
