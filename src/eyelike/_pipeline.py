@@ -118,12 +118,7 @@ def _offsets(
     else:
         k = backend._own_k(k)
     if not _k.is_library_array(k):
-        if backend._sizes_known(n_rows, n_cols):
-            return _k.host_offsets(k, batch, (-n_rows, n_cols))
-        # A size known only when the program runs is not compared with k
-        # (a guard of torch's; undecidable for JAX): the index type's range.
-        limit = int(backend._xp.iinfo(backend._index_dtype(None)).max)
-        return _k.host_offsets(k, batch, (-limit, limit))
+        return _k.host_offsets(k, batch, backend._host_bounds(n_rows, n_cols))
     owner = backend_of_array(k, "k")
     if owner is not backend and not same_library(owner, backend):
         # NumPy's arrays are host data, which every backend takes.

@@ -90,8 +90,13 @@ def test_what_the_gate_admits_the_rules_accept_unchanged(shape: Any, k: Any) -> 
 def test_the_traced_gate_answers_as_the_gate(shape: Any, k: Any) -> None:
     """`admit_traced`, the gate torch.compile traces (no comparison of ``k``
     or of the size that could become a guard), answers every call as
-    `admit` does: the same int, the same object, or None."""
+    `admit` does: the same int, the same object, or None; but an int ``k``
+    past int64 it leaves to the general path (which clamps it by numbers
+    before any size, traced, meets it: inductor refused the constant)."""
     want, got = admit(shape, k), admit_traced(shape, k)
+    if type(k) is int and not -(2**63 - 1) <= k <= 2**63 - 1:
+        assert got is None
+        return
     if want is None or type(want) is int:
         assert type(got) is type(want)
         assert got == want

@@ -465,3 +465,24 @@ def test_a_list_k_keeps_the_sizes_symbolic() -> None:
         x = torch.rand(shape)
         torch.testing.assert_close(compiled(x), fn(x), rtol=0, atol=0)
     assert int(counters["stats"]["unique_graphs"]) == 1
+
+
+@pytest.mark.parametrize(
+    "k",
+    [[0, 2**63], [0, -(10**30)], (0, 2**32 + 1), [1, 2**32 - 1]],
+    ids=["2**63", "-10**30", "2**32 + 1", "2**32 - 1"],
+)
+def test_a_list_k_past_int32_through_inductor(k: Any) -> None:
+    """Bug (review): with ``dynamic=True`` a list's entries are traced ints,
+    which inductor wraps past int32 (2**32 - 1 became -1: a diagonal), as it
+    does in the mask idiom written by hand; an entry past int64, clamped to
+    2**63 - 1 while tracing, wrapped alike. Each entry past int32 is now
+    clamped as a Python int before any array holds it."""
+    torch._dynamo.reset()
+
+    def fn(x: Any, k: Any) -> Any:
+        return x + eyelike.eye_like(x, k=k)
+
+    compiled = torch.compile(fn, fullgraph=True, dynamic=True)
+    x = torch.zeros(2, 3, 5)
+    torch.testing.assert_close(compiled(x, k), fn(x, k), rtol=0, atol=0)

@@ -186,11 +186,15 @@ class Backend:
             return getattr(self._xp, "int64", None) or self._xp.int32
         return info.default_dtypes(device=device)["indexing"]
 
-    def _sizes_known(self, n_rows: Any, n_cols: Any) -> bool:
-        """Whether the sizes are known now, so that host offsets may be
-        clamped by them (else into the index type's range): Python ints, not
-        sizes known only when the program runs."""
-        return type(n_rows) is int and type(n_cols) is int
+    def _host_bounds(self, n_rows: Any, n_cols: Any) -> tuple[int, int]:
+        """The bounds host offsets are clamped into: ``-n_rows`` and
+        ``n_cols`` where they are Python ints; else the index type's range
+        (a size known only when the program runs is not compared with ``k``:
+        a guard of torch's, undecidable for JAX)."""
+        if type(n_rows) is int and type(n_cols) is int:
+            return -n_rows, n_cols
+        limit = int(self._xp.iinfo(self._index_dtype(None)).max)
+        return -limit, limit
 
     def _own_k(self, k: Any) -> Any:
         """A non-int ``k`` as this library reads it: as it is, but where the

@@ -14,8 +14,6 @@ from typing import Any
 import numpy as np
 
 from .integers import (
-    INT64_MAX,
-    INT64_MIN,
     MAX_BATCH_DIMS,
     index_or_none,
     is_array,
@@ -186,7 +184,11 @@ def _sequence(
                 raise TypeError(msg)
             entries.append(entry)
         flat = entries
-    if flat and not (min(flat) >= INT64_MIN and max(flat) <= INT64_MAX):
+    # Entries past int32 (and the bounds) are clamped as Python ints before
+    # any array holds them: NumPy holds none past int64, and inductor wraps
+    # torch.compile's traced ints past int32 (2**32 - 1 became -1).
+    wide = max(-lo, hi, 2**31 - 1)
+    if flat and not (min(flat) >= -wide and max(flat) <= wide):
         flat = [min(max(v, lo), hi) for v in flat]
     # (np.clip: torch.compile, which traces NumPy here, reads no dtype.kind.)
     clamped: np.ndarray[Any, Any] = np.clip(np.array(flat, dtype=np.int64), lo, hi)

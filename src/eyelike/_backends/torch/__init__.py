@@ -206,10 +206,13 @@ class TorchBackend(Backend):
             wide = torch.where(wide < 0, n_cols, wide)
         return clamp_array(torch, wide, n_rows, n_cols, torch.int64, clip)
 
-    def _sizes_known(self, n_rows: Any, n_cols: Any) -> bool:
-        # While Dynamo traces, a symbolic size reads as an int.
-        known = super()._sizes_known(n_rows, n_cols)
-        return known and not self._torch.compiler.is_dynamo_compiling()
+    def _host_bounds(self, n_rows: Any, n_cols: Any) -> tuple[int, int]:
+        if not self._torch.compiler.is_dynamo_compiling():
+            return super()._host_bounds(n_rows, n_cols)
+        # While Dynamo traces, a symbolic size reads as an int; and inductor
+        # keeps a list's traced ints in 32 bits (2**32 - 1 became -1): int32's
+        # range, past any matrix of fewer than 2**31 rows and columns.
+        return -(2**31 - 1), 2**31 - 1
 
     def _same_device(self, have: Any, want: Any) -> bool:
         # torch.device("cuda") means the current CUDA device.
