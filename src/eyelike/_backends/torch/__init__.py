@@ -31,10 +31,9 @@ from ..._validate import dtypes as _dtypes
 from ..._validate import size as _size
 from ..._validate.dtypes import DTypeError
 from ..._validate.gate import admit, admit_offsets, admit_traced
-from ..._validate.offsets import clamp_array
 from ..._validate.text import no_usable_device, show
 from .._base import Backend, Build, Shape
-from .build import clip, general, mask, per_matrix, scalar_k
+from .build import clamp, general, mask, per_matrix, scalar_k
 from .subclass import build as _subclass_build
 from .subclass import builds_plain, held_bytes
 
@@ -198,20 +197,13 @@ class TorchBackend(Backend):
             device = torch.get_default_device()  # (not readable there)
         if device is not None and k.device != device:
             k = k.to(device)
-        # Into int64 first: torch's CPU kernels compute nothing on uint16-64,
-        # not even a comparison; a uint64 past 2**63 wraps negative there,
-        # past every size. Then no bound of k's type meets a size.
-        wide = k.to(torch.int64)
-        if k.dtype == torch.uint64:
-            wide = torch.where(wide < 0, n_cols, wide)
-        return clamp_array(torch, wide, n_rows, n_cols, torch.int64, clip)
+        return clamp(torch, k, n_rows, n_cols)
 
     def _host_bounds(self, n_rows: Any, n_cols: Any) -> tuple[int, int]:
         if not self._torch.compiler.is_dynamo_compiling():
             return super()._host_bounds(n_rows, n_cols)
-        # While Dynamo traces, a symbolic size reads as an int; and inductor
-        # keeps a list's traced ints in 32 bits (2**32 - 1 became -1): int32's
-        # range, past any matrix of fewer than 2**31 rows and columns.
+        # While Dynamo traces, a symbolic size reads as an int, and inductor
+        # wraps traced ints past int32 (a list's): int32's range, then.
         return -(2**31 - 1), 2**31 - 1
 
     def _same_device(self, have: Any, want: Any) -> bool:

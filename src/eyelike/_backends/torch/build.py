@@ -7,7 +7,7 @@ from typing import Any
 
 from ..._validate.offsets import clamp_array
 
-__all__ = ["clip", "general", "mask", "per_matrix", "scalar_k"]
+__all__ = ["clamp", "general", "mask", "per_matrix", "scalar_k"]
 
 # Matrices up to this many elements are made once and copied over a batch;
 # the template is then at most 4 MiB beside the output (complex128).
@@ -52,11 +52,21 @@ def general(
     return mask(torch, shape, k, dtype, device, out, write=False)
 
 
-def clip(k: Any, lo: Any, hi: Any, index: Any) -> Any:
-    """`clamp_array`'s ``clip`` for torch, of a ``k`` of a signed type
-    (torch's CPU kernels compute nothing on uint16-64: `TorchBackend._clamp`
-    puts a ``k`` into int64 first)."""
-    return k.clamp(lo, hi).to(index)
+def clamp(torch: Any, k: Any, n_rows: Any, n_cols: Any) -> Any:
+    """An integer tensor ``k`` clamped into ``[-n_rows, n_cols]`` as int64
+    (`clamp_array`), into int64 first: torch's CPU kernels compute nothing
+    on uint16-64, not even a comparison, and a uint64 past 2**63 wraps
+    negative there, past every size. So no bound of k's type meets a size
+    (a symbolic one, while Dynamo traces, reads as an int)."""
+    wide = k.to(torch.int64)
+    if k.dtype == torch.uint64:
+        wide = torch.where(wide < 0, n_cols, wide)
+    return clamp_array(torch, wide, n_rows, n_cols, torch.int64, _clip)
+
+
+def _clip(k: Any, lo: Any, hi: Any, index: Any) -> Any:
+    """`clamp_array`'s ``clip`` for torch, of an int64 ``k`` (`clamp`)."""
+    return k.clamp(lo, hi)
 
 
 def scalar_k(
@@ -141,8 +151,7 @@ def per_matrix(
     else:
         out.zero_()
     # Clamped in int64: a column r + k within int64, and a row's one in it.
-    k = clamp_array(torch, k, n_rows, n_cols, torch.int64, clip)
-    k = k.expand(shape[:-2]).reshape(-1, 1)
+    k = clamp(torch, k, n_rows, n_cols).expand(shape[:-2]).reshape(-1, 1)
     flat, rows = out.view(-1), torch.arange(n_rows, device=device)
     # By blocks: the index scratch (~40 bytes a row) stays within ~40 MiB.
     per_block = max(1, _PUT_ROWS // n_rows)
