@@ -16,6 +16,7 @@ import warnings
 from collections.abc import Callable
 from typing import Any
 
+import numpy as np
 import pytest
 
 import eyelike
@@ -111,6 +112,27 @@ def test_errors_still_raised_under_compile() -> None:
     compiled = torch.compile(bad, fullgraph=True, backend="eager")
     with pytest.raises(Exception, match="k must be an integer"):
         compiled(torch.zeros(3, 3))
+
+
+@pytest.mark.parametrize(
+    "k",
+    [np.array([True, False]), np.array([1.0, 2.0]), torch.tensor([True, False])],
+    ids=["numpy bool", "numpy float", "torch bool"],
+)
+def test_a_k_refused_reads_alike_compiled_and_eager(k: Any) -> None:
+    # Dynamo traces a NumPy k as a tensor: the dtype is named without the
+    # library's prefix ("bool", not "torch.bool"), as eagerly.
+    def call(x: Any) -> Any:
+        return eyelike.eye_like(x, k=k)
+
+    x = torch.zeros(2, 3, 3)
+    messages = []
+    for fn in (call, torch.compile(call, backend="eager")):
+        with pytest.raises(TypeError) as caught:
+            fn(x)
+        messages.append(str(caught.value).splitlines()[0])
+    name = "float64" if k.dtype == np.float64 else "bool"
+    assert messages == [f"k must be an integer array; got dtype {name}"] * 2
 
 
 def test_first_call_compiled_in_a_fresh_process() -> None:

@@ -99,9 +99,12 @@ def along_batch(
 def refuse_dtype(k: Any, integral: bool) -> None:
     """Refuse a library's ``k`` array that is not of an integer dtype
     (``integral``: its namespace's ``isdtype(k.dtype, "integral")``, which
-    the standard makes false for bool)."""
+    the standard makes false for bool). Named without the library's prefix
+    (``torch.bool``): the same ``k`` reads alike in every mode, where
+    torch.compile traces a NumPy ``k`` as a tensor."""
     if not integral:
-        msg = f"k must be an integer array; got dtype {k.dtype}"
+        name = str(k.dtype).rsplit(".", 1)[-1]
+        msg = f"k must be an integer array; got dtype {name}"
         raise TypeError(msg)
 
 
