@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING, Any, overload
 from . import _core_like
 from ._backends import backend_of_array
 from ._validate.dtypes import DTypeError, dtype_name
-from ._validate.integers import is_integer_scalar, signed_int64
+from ._validate.integers import is_integer_scalar, signed_int64, traced_scalar
 from ._validate.text import show_typed
 
 if TYPE_CHECKING:  # the types of the overloads, as eyelike.eye_like's
@@ -50,6 +50,7 @@ def _label(value: int) -> str:
 
 def _attribute(value: Any, wants: str, error: type[TypeError]) -> int:
     """An int attribute's value, or ``error`` saying what it ``wants``."""
+    value = traced_scalar(value)
     if not is_integer_scalar(value):
         msg = f"{wants}; got {show_typed(value)}"
         raise error(msg)

@@ -19,7 +19,9 @@ from array_api_compat import array_namespace
 from . import _core
 from ._backends import DEFAULT, backend_of_array
 from ._validate.dtypes import DTypeError, dtype_name
+from ._validate.integers import batch_shape as read_batch_shape
 from ._validate.integers import (
+    dimension,
     holds_no_values,
     is_array,
     is_integer_scalar,
@@ -175,9 +177,11 @@ def eye(
     """
     standard = _output_dtype_name(output_type)
     arrays: _Arrays = {}  # the array inputs, by name, and their backends
-    rows = _scalar(num_rows, "num_rows", arrays)
-    cols = _scalar(num_columns, "num_columns", arrays)
-    k = _scalar(diagonal_index, "diagonal_index", arrays, count=False)
+    rows = dimension(_scalar(num_rows, "num_rows", arrays), "num_rows")
+    cols = dimension(_scalar(num_columns, "num_columns", arrays), "num_columns")
+    k = _scalar(diagonal_index, "diagonal_index", arrays)
+    if type(k) is int:  # (an int32 or int64 array's value always fits)
+        signed_int64(k, "diagonal_index", "Eye-9's T_NUM")
     batch = _batch(batch_shape, arrays)
     backend, dev, xp = _placement(arrays)
     try:
@@ -201,7 +205,6 @@ _REFUSED_TYPES = frozenset({
     "f8e8m0", "string", "dynamic", "undefined",
 })  # fmt: skip
 _ALLOWED_TYPES = ", ".join(_OUTPUT_TYPES)
-_FITS = "at most 2**63 - 1 (int64)"
 
 
 def _output_dtype_name(output_type: Any) -> str:
@@ -248,45 +251,44 @@ def _array(value: Any, name: str, arrays: _Arrays) -> tuple[Any, ...]:
     return tuple(value.shape)
 
 
-def _scalar(value: Any, name: str, arrays: _Arrays, count: bool = True) -> int:
-    """A ``T_NUM`` input's value: a non-negative count, or (``count`` false)
-    any int64."""
+def _scalar(value: Any, name: str, arrays: _Arrays) -> Any:
+    """A ``T_NUM`` input's one value, its type checked: a Python int, a NumPy
+    integer, or a 0-D array (a 1-element one's element). An array's is not
+    read here: a count is read by `eyelike.eye`'s rule (under
+    torch.compile, a size known when the program runs; under jax.jit,
+    refused naming it, as XLA's shapes are static), and an index is
+    ``eye``'s per-matrix ``k`` (traced, under jit too)."""
     if isinstance(value, (bool, np.bool_)):
         msg = f"{name} must be an integer, not a bool; got {show(value)}"
         raise TypeError(msg)
     if isinstance(value, int):
-        number = int(value)
-    elif is_time(value):
+        return int(value)
+    if is_time(value):
         msg = f"{name} must be an int32/int64 integer; got {show(value)}"
         raise TypeError(msg)
-    elif isinstance(value, np.generic):
+    if isinstance(value, np.generic):
         _check_t_num(value.dtype, name)
-        number = int(value)
-    elif not is_array(value):
+        return int(value)
+    if not is_array(value):
         msg = (
             f"{name} must be a Python int, or a 0-D or 1-element 1-D int32/int64 "
             f"array; got {show_typed(value)}"
         )
         raise TypeError(msg)
-    else:
-        shape = _array(value, name, arrays)
-        if shape not in ((), (1,)):
-            msg = (
-                f"{name} must be a scalar or a 1-D array of exactly 1 element; "
-                f"got shape {shape}"
-            )
-            raise ValueError(msg)
-        number = int(value if not shape else value[0])
-    if count:
-        return within_int64(number, name, _FITS)
-    return signed_int64(number, name, "Eye-9's T_NUM")
+    shape = _array(value, name, arrays)
+    if shape not in ((), (1,)):
+        msg = (
+            f"{name} must be a scalar or a 1-D array of exactly 1 element; "
+            f"got shape {shape}"
+        )
+        raise ValueError(msg)
+    return value[0] if shape else value
 
 
 def _batch(batch_shape: Any, arrays: _Arrays) -> tuple[int, ...]:
     """``batch_shape`` as a tuple of counts."""
     if batch_shape is None:
         return ()
-    items = batch_shape
     if is_array(batch_shape):
         shape = _array(batch_shape, "batch_shape", arrays)
         if len(shape) != 1:
@@ -298,19 +300,21 @@ def _batch(batch_shape: Any, arrays: _Arrays) -> tuple[int, ...]:
                 "call batch_shape.compute_chunk_sizes() first)"
             )
             raise ValueError(msg)
-        items = [int(batch_shape[i]) for i in range(shape[0])]
-    elif not isinstance(batch_shape, (list, tuple)):
+        # Read by `eyelike.eye`'s rule: under torch.export, sizes known
+        # when the program runs.
+        return read_batch_shape(batch_shape)
+    if not isinstance(batch_shape, (list, tuple)):
         msg = (
             f"batch_shape must be None, a 1-D int32/int64 array or a sequence "
             f"of non-negative ints; got {show_typed(batch_shape)}"
         )
         raise TypeError(msg)
     dims = []
-    for i, item in enumerate(items):
+    for i, item in enumerate(batch_shape):
         if not is_integer_scalar(item):
             msg = f"batch_shape[{i}] must be a non-negative int; got {show_typed(item)}"
             raise TypeError(msg)
-        dims.append(within_int64(int(item), f"batch_shape[{i}]", _FITS))
+        dims.append(within_int64(int(item), f"batch_shape[{i}]"))
     return tuple(dims)
 
 

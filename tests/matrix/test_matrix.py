@@ -49,6 +49,35 @@ def _cells() -> list[Any]:
     return cells
 
 
+# The operator adapters, each in every mode too: ``x`` (EyeLike-9), or the
+# counts and index (Eye-9) as the namespace's arrays, are the inputs a
+# traced program gets.
+_ADAPTERS = {"onnx": table.ONNX_FORMS, "openvino": table.OPENVINO_FORMS}
+_CALLS = {
+    "eye": eyelike.eye,
+    "eye_like": eyelike.eye_like,
+    "onnx": eyelike.onnx.eye_like,
+    "openvino": eyelike.openvino.eye,
+}
+
+
+def _adapter_cells() -> list[Any]:
+    cells = []
+    for mode in table.MODES:
+        for entry, forms in _ADAPTERS.items():
+            for form in forms:
+                if form.only and mode.lib not in form.only:
+                    continue
+                param = f"{entry}.{form.param}"
+                ident = f"{mode.lib}-{mode.name}-{param}-{form.name}"
+                gap = table.known_gap(mode.lib, mode.name, param, form.name)
+                marks = table.lib_marks(mode.lib)
+                if gap:
+                    marks.append(pytest.mark.xfail(strict=True, reason=gap))
+                cells.append(pytest.param(mode, entry, form, id=ident, marks=marks))
+    return cells
+
+
 def _lib(name: str) -> Any:
     return table.lib_or_skip(name)
 
@@ -132,6 +161,42 @@ def _arguments(mode: table.Mode, entry: str, form: table.Form, lib: Any) -> Any:
 
 
 _TORCH_SUBCLASS = ("dtensor", "torch_subclass")
+
+
+def _adapter_arguments(mode: table.Mode, entry: str, form: table.Form, lib: Any) -> Any:
+    """An adapter's call, as `_arguments` makes `eye`'s: ONNX's ``x`` a
+    matrix; OpenVINO's counts and index 0-d int32 arrays of the namespace
+    (the result's), as in ``test_entry_points``."""
+    on = {"device": lib.Device("device1")} if mode.wrap == "strict_device1" else {}
+    plain: dict[str, Any] = {"batch": (), "k": table.K, "dtype": "float32"}
+    plain |= {"rows": table.ROWS, "cols": table.COLS}
+    args: list[Any] = []
+    if entry == "onnx":
+        args = [lib.zeros((table.ROWS, table.COLS), dtype=lib.float32, **on)]
+        kwargs: dict[str, Any] = {"k": table.K}
+    else:
+        kwargs = {
+            "num_rows": lib.asarray(table.ROWS, dtype=lib.int32, **on),
+            "num_columns": table.COLS,
+            "diagonal_index": lib.asarray(table.K, dtype=lib.int32, **on),
+            "batch_shape": list(table.BATCH),
+            "output_type": "f32",
+        }
+        plain["batch"] = table.BATCH
+    value = form.make(lib)
+    if on and type(value).__module__.startswith("array_api_strict"):
+        value = lib.asarray(value, **on)
+    kwargs[form.param] = value
+    name = {"num_rows": "rows", "num_columns": "cols", "batch_shape": "batch"}
+    name |= {"diagonal_index": "k", "output_type": "dtype"}
+    plain[name.get(form.param, form.param)] = form.plain
+    plain["batch"] = tuple(plain["batch"] or ())
+    plain["dtype"] = plain["dtype"] or "float32"  # (ONNX's None: x's)
+    if mode.wrap == "subclass":
+        args = [a.view(_Sub) for a in args]
+    if mode.wrap in _TORCH_SUBCLASS:
+        args = [_torch_subclass(mode, a, -1) for a in args]
+    return args, kwargs, plain
 
 
 def _torch_subclass(mode: table.Mode, value: Any, dim: int) -> Any:
@@ -306,14 +371,20 @@ def _check_cell(
 ) -> None:
     lib = _lib(mode.lib)
     context = mode.context() if mode.context else contextlib.nullcontext()
-    call = eyelike.eye if entry == "eye" else eyelike.eye_like
-    refused = table.refusal(mode.lib, mode.name, form.param, form.name)
+    call = _CALLS[entry]
+    adapter = entry in _ADAPTERS
+    param = f"{entry}.{form.param}" if adapter else form.param
+    refused = table.refusal(mode.lib, mode.name, param, form.name)
     with context:
-        args, kwargs, plain = _arguments(mode, entry, form, lib)
+        if adapter:
+            args, kwargs, plain = _adapter_arguments(mode, entry, form, lib)
+        else:
+            args, kwargs, plain = _arguments(mode, entry, form, lib)
         out = kwargs.get("out")
         before = _snapshot(out)
         shape = (*plain["batch"], plain["rows"], plain["cols"])
-        want_device = _expected_device(mode, lib, entry, form, kwargs, args, shape)
+        like = "eye_like" if entry == "onnx" else entry
+        want_device = _expected_device(mode, lib, like, form, kwargs, args, shape)
         if refused is not None:
             with pytest.raises(Exception) as info:
                 _run(mode, call, args, kwargs, dask_client, shape)
@@ -345,7 +416,7 @@ def _check_cell(
     ):
         assert result is out
     if mode.wrap in (*_TORCH_SUBCLASS, "subclass") and (
-        entry == "eye_like" or form.name == "fresh"
+        entry in ("eye_like", "onnx") or form.name == "fresh"
     ):
         # The subclass as the library's own zeros_like keeps it.
         of = args[0] if out is None else out
@@ -364,10 +435,20 @@ def test_cell(mode: table.Mode, entry: str, form: table.Form, dask_client: Any) 
     _check_cell(mode, entry, form, dask_client)
 
 
+@pytest.mark.parametrize(("mode", "entry", "form"), _adapter_cells())
+def test_adapter_cell(
+    mode: table.Mode, entry: str, form: table.Form, dask_client: Any
+) -> None:
+    _check_cell(mode, entry, form, dask_client)
+
+
 def test_every_listed_refusal_and_gap_is_a_cell() -> None:
     """A refusal or gap the tables list names modes and forms that exist."""
     modes = {(m.lib, m.name) for m in table.MODES} | {(lib, "*") for lib in table.LIBS}
     forms = {(f.param, f.name) for f in table.FORMS}
+    for entry, adapter_forms in _ADAPTERS.items():
+        forms |= {(f"{entry}.{f.param}", f.name) for f in adapter_forms}
+        forms |= {(f"{entry}.*", f.name) for f in adapter_forms}
     listed = [(r.lib, r.modes, (r.param,), r.forms) for r in table.REFUSALS]
     listed += [(lib, ms, ps, fs) for lib, ms, ps, fs, _ in table.KNOWN_GAPS]
     for lib, mode_names, params, form_names in listed:

@@ -122,18 +122,30 @@ def one_element(value: np.ndarray[Any, Any]) -> Any:
     return host_values(value) if isinstance(element, _NDARRAY) else element
 
 
+def traced_scalar(value: Any) -> Any:
+    """A NumPy scalar that torch.compile traces as a 0-d array (one that
+    indexing leaves a 0-d array): its value; any other value as it is (an
+    eager 0-d array too)."""
+    traced = (
+        isinstance(value, _NDARRAY)
+        and not value.ndim
+        and isinstance(value[()], _NDARRAY)
+    )
+    return host_values(value) if traced else value
+
+
 def holds_no_values(value: Any) -> bool:
     """An array with a shape but no values to read: a meta tensor."""
     return getattr(value, "is_meta", False) is True
 
 
-def within_int64(value: int, name: str, limit_text: str = "at most 2**63 - 1") -> int:
+def within_int64(value: int, name: str) -> int:
     """``value`` if it is a non-negative int64, else ``ValueError`` naming it."""
     if value < 0:
         msg = f"{name} must be non-negative; got {value}"
         raise ValueError(msg)
     if value > INT64_MAX:
-        msg = f"{name} must be {limit_text}; got {value}"
+        msg = f"{name} must be at most 2**63 - 1 (int64); got {value}"
         raise ValueError(msg)
     return value
 
@@ -218,7 +230,12 @@ def batch_shape(value: Any, name: str = "batch_shape") -> tuple[int, ...]:
             if hasattr(value, "tolist"):
                 try:
                     items = value.tolist()
-                except TypeError:  # no values yet (a tracer of JAX's jit)
+                except (TypeError, RuntimeError) as exc:
+                    # No values yet: a tracer of JAX's jit, or a FakeTensorMode's
+                    # tensor (torch's DataDependentOutputException).
+                    fake = type(value).__name__ == "FakeTensor"
+                    if isinstance(exc, RuntimeError) and not fake:
+                        raise
                     msg = f"{name} must hold known values; got {show(value)}"
                     raise TypeError(msg) from None
             else:  # e.g. array-api-strict: its 0-D entries have __index__
