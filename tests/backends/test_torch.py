@@ -11,6 +11,7 @@ from __future__ import annotations
 import subprocess
 import sys
 
+import numpy as np
 import pytest
 
 import eyelike
@@ -208,3 +209,55 @@ def test_batches_on_cuda_are_written_in_place(
         assert got is out or out is None
         np.testing.assert_array_equal(got.numpy(), reference((2,), 3, 4, k))
     assert len(taken) == 10
+
+
+def _torch_dtypes() -> list[str]:
+    """Every dtype eyelike makes on torch (its table, less those refused)."""
+    from eyelike._backends.torch import TORCH
+
+    names = []
+    for name in TORCH._dtype_table(None):
+        try:
+            TORCH.dtype(name, None)
+        except eyelike.DTypeError:
+            continue
+        names.append(name)
+    return names
+
+
+# The per-matrix builds: the small mask, the mask of narrow matrices, and
+# zeros then one put_ a row (`build.per_matrix`).
+_PER_MATRIX_SHAPES = {"small": (4, 5, 5), "narrow": (600, 8, 8), "put": (129, 16, 16)}
+
+
+@pytest.mark.parametrize("mode", ["fresh", "out", "vmap over out"])
+@pytest.mark.parametrize("build", list(_PER_MATRIX_SHAPES))
+@pytest.mark.parametrize("name", _torch_dtypes())
+def test_per_matrix_k_in_every_dtype_on_every_build(
+    name: str, build: str, mode: str
+) -> None:
+    """Bugs (a black-box review of issue 44's third round): a float8 output
+    of more than 32,768 elements in matrices at least 16 wide failed in
+    torch's put_ (no float8 kernel) after out was zeroed; and a vmapped out
+    took put_, which has no batching rule: torch warned, and under warnings
+    as errors the call failed with out written. Every dtype, every build,
+    fresh or out, eagerly or vmapped over out: the eye, no warning."""
+    from helpers import reference, to_numpy
+
+    dtype = getattr(torch, name)
+    shape = _PER_MATRIX_SHAPES[build]
+    ks = [i % 5 - 2 for i in range(shape[0])]
+    k = torch.tensor(ks)
+    want = reference(shape[:1], *shape[1:], np.array(ks, dtype=object))
+    if mode == "vmap over out":
+        outs = torch.ones(2, *shape, dtype=dtype)
+        made = torch.func.vmap(lambda o: eyelike.eye_like(o, k=k, out=o))(outs)
+        want = np.broadcast_to(want, made.shape)
+    else:
+        out = torch.ones(shape, dtype=dtype) if mode == "out" else None
+        made = eyelike.eye(
+            *shape[1:], batch_shape=shape[:1], k=k, dtype=dtype, xp=torch, out=out
+        )
+        assert out is None or made is out
+    assert made.dtype == dtype
+    np.testing.assert_array_equal(to_numpy(made).astype(np.complex128), want)

@@ -47,6 +47,8 @@ def general(
         or type(k) is not torch.Tensor
         or k.is_meta
         or torch._C._functorch.is_functorch_wrapped_tensor(k)
+        # (A vmapped out: put_ has no batching rule, and warns so.)
+        or (out is not None and torch._C._functorch.is_functorch_wrapped_tensor(out))
     ):
         return per_matrix(torch, shape, k, dtype, device, out)
     return mask(torch, shape, k, dtype, device, out, write=False)
@@ -141,8 +143,9 @@ def per_matrix(
     if (
         small
         or n_cols < _PUT_COLUMNS
-        # (torch's CPU kernels have no put_ for uint16-64.)
-        or dtype in (torch.uint16, torch.uint32, torch.uint64)
+        # (torch's CPU kernels have no put_ for uint16-64 or float8: it
+        # would fail once out is zeroed.)
+        or not _puts(torch, dtype)
         or (out is not None and not out.is_contiguous())
     ):
         return mask(torch, shape, k, dtype, device, out, write=small and out is None)
@@ -163,6 +166,13 @@ def per_matrix(
         ).view(cols.shape)
         flat.put_(where.mul_(n_cols).add_(inside), (inside == cols).to(dtype))
     return out
+
+
+def _puts(torch: Any, dtype: Any) -> bool:
+    """Whether torch's ``put_`` writes ``dtype``."""
+    if dtype.is_floating_point:
+        return bool(dtype.itemsize > 1)  # (not the float8 types)
+    return dtype not in (torch.uint16, torch.uint32, torch.uint64)
 
 
 def mask(
