@@ -131,7 +131,7 @@ def eye_like(x: Any, *, dtype: int | None = None, k: int = 0) -> Any:
            [0., 1.]])
     """
     backend = backend_of_array(x, "x")
-    shape = tuple(x.shape)
+    shape = tuple(backend.shape_of(x, "x"))
     if len(shape) != 2:
         msg = f"x must have rank 2 (EyeLike-9 takes a matrix); got shape {shape}"
         raise ValueError(msg)

@@ -243,12 +243,13 @@ def _check_t_num(dtype: Any, name: str) -> None:
 def _array(value: Any, name: str, arrays: _Arrays) -> tuple[Any, ...]:
     """An array input's shape, once its library, values and dtype are checked;
     the array is added to ``arrays``."""
-    arrays[name] = (value, backend_of_array(value, name))
+    backend = backend_of_array(value, name)
+    arrays[name] = (value, backend)
     if holds_no_values(value):
         msg = f"{name} must hold a value; got a meta tensor {show(value)}"
         raise TypeError(msg)
     _check_t_num(value.dtype, name)
-    return tuple(value.shape)
+    return tuple(backend.shape_of(value, name))
 
 
 def _scalar(value: Any, name: str, arrays: _Arrays) -> Any:

@@ -339,6 +339,19 @@ def test_eye_like_keeps_a_numpy_subclass_as_zeros_like(tmp_path: Any, k: Any) ->
         np.testing.assert_array_equal(np.asarray(got), reference((2,), 3, 3, k))
     masked = eyelike.eye_like(np.ma.zeros((2, 3, 3)), k=k)
     assert not np.ma.getmaskarray(masked).any()
+    # As documented (a review asked): x's mask is part of its values, not
+    # kept; its fill_value is. An out keeps its own mask, its data filled.
+    mask = np.broadcast_to(np.eye(3, dtype=bool), (2, 3, 3))
+    x = np.ma.masked_array(np.zeros((2, 3, 3)), mask=mask)
+    x.fill_value = -5
+    masked = eyelike.eye_like(x, k=k)
+    assert not np.ma.getmaskarray(masked).any()
+    assert masked.fill_value == -5
+    assert eyelike.eye(3, batch_shape=2, k=k, out=x) is x
+    np.testing.assert_array_equal(
+        np.ma.getmaskarray(x), np.eye(3) > np.zeros((2, 3, 3))
+    )
+    np.testing.assert_array_equal(x.data, reference((2,), 3, 3, k))
 
 
 @pytest.mark.parametrize("n", [3, 40])  # the mask, and the builds by index

@@ -10,6 +10,8 @@ from __future__ import annotations
 
 import subprocess
 import sys
+import warnings
+from typing import Any
 
 import numpy as np
 import pytest
@@ -261,3 +263,86 @@ def test_per_matrix_k_in_every_dtype_on_every_build(
         assert out is None or made is out
     assert made.dtype == dtype
     np.testing.assert_array_equal(to_numpy(made).astype(np.complex128), want)
+
+
+def _layouts() -> dict[str, Any]:
+    """A dense tensor as each layout torch has for values (None: that layout
+    cannot hold a tensor of its rank)."""
+
+    def nested(t: Any, layout: Any) -> Any:
+        if t.ndim == 0:
+            return None
+        return torch.nested.nested_tensor(list(t.reshape(len(t), -1)), layout=layout)
+
+    return {
+        "sparse_coo": lambda t: t.to_sparse(),
+        "sparse_csr": lambda t: t.to_sparse_csr() if t.ndim == 2 else None,
+        "nested": lambda t: nested(t, torch.strided),
+        "nested jagged": lambda t: nested(t, torch.jagged),
+    }
+
+
+# Each argument that takes a tensor: (the call given the tensor, its dense
+# value, the parameter its refusal names, the eye of the dense value).
+_TENSOR_ARGUMENTS: dict[str, Any] = {
+    "n_rows": (lambda t: eyelike.eye(t, 2, xp=torch), torch.tensor(3), "n_rows"),
+    "batch_shape": (
+        lambda t: eyelike.eye(2, batch_shape=t, xp=torch),
+        torch.tensor([2, 1]),
+        "batch_shape",
+    ),
+    "k": (
+        lambda t: eyelike.eye(3, batch_shape=(2, 2), k=t, xp=torch),
+        torch.tensor([[1, 0], [-1, 2]]),
+        "k",
+    ),
+    "eye_like x": (lambda t: eyelike.eye_like(t), torch.zeros(2, 3), "x"),
+    "eye_like k": (
+        lambda t: eyelike.eye_like(torch.zeros(2, 3, 3), k=t),
+        torch.tensor([1, -1]),
+        "k",
+    ),
+    "onnx x": (lambda t: eyelike.onnx.eye_like(t), torch.zeros(2, 3), "x"),
+    "openvino num_rows": (
+        lambda t: eyelike.openvino.eye(t, 2, 0, output_type="f32"),
+        torch.tensor(3, dtype=torch.int32),
+        "num_rows",
+    ),
+    "openvino diagonal_index": (
+        lambda t: eyelike.openvino.eye(3, 3, t, output_type="f32"),
+        torch.tensor(1, dtype=torch.int32),
+        "diagonal_index",
+    ),
+    "openvino batch_shape": (
+        lambda t: eyelike.openvino.eye(2, 2, 0, t, output_type="f32"),
+        torch.tensor([2, 1], dtype=torch.int32),
+        "batch_shape",
+    ),
+}
+
+
+@pytest.mark.parametrize("layout", list(_layouts()))
+@pytest.mark.parametrize("argument", list(_TENSOR_ARGUMENTS))
+def test_a_tensor_of_every_layout_in_every_argument(argument: str, layout: str) -> None:
+    """Bugs (a black-box review of issue 44's third round): a sparse or
+    nested tensor as k, a count, a batch shape, x of onnx.eye_like or an
+    input of openvino.eye raised torch's raw errors ("Could not run
+    'aten::clamp' with arguments from the 'SparseCPU' backend", "Internal
+    error: NestedTensorImpl doesn't support sizes"). Each is the eye of its
+    values (a sparse k, a sparse count) or a TypeError or ValueError naming
+    the parameter."""
+    call, dense, name = _TENSOR_ARGUMENTS[argument]
+    with warnings.catch_warnings():  # (torch's: its CSR tensors are in beta)
+        warnings.simplefilter("ignore")
+        value = _layouts()[layout](dense)
+    if value is None:
+        pytest.skip(f"{layout} holds no tensor of rank {dense.ndim}")
+    refusal = None
+    try:
+        made = call(value)
+    except (TypeError, ValueError) as exc:
+        refusal = str(exc)
+    if refusal is not None:
+        assert refusal.startswith(name), refusal
+    else:
+        torch.testing.assert_close(made, call(dense), rtol=0, atol=0)

@@ -37,9 +37,12 @@ def is_array(value: Any) -> bool:
     """An array of any library (NumPy's included): an object with a shape
     that is not a class, a module or a NumPy scalar."""
     # The type test first: torch.compile cannot trace hasattr of a NumPy type.
-    return not isinstance(value, (type, ModuleType, np.generic)) and hasattr(
-        value, "shape"
-    )
+    if isinstance(value, (type, ModuleType, np.generic)):
+        return False
+    try:
+        return hasattr(value, "shape")
+    except Exception:  # one that cannot tell it (a strided nested tensor)
+        return True
 
 
 def not_data(value: Any) -> bool:
@@ -76,7 +79,11 @@ def index_or_none(value: Any) -> int | None:
         or holds_no_values(value)
     ):
         return None
-    if not all(isinstance(d, int) for d in getattr(value, "shape", ())):
+    try:
+        shape = getattr(value, "shape", ())
+    except Exception:  # (a strided nested tensor's raises)
+        return None
+    if not all(isinstance(d, int) for d in shape):
         return None  # a lazy array of unknown size is no integer yet
     if type(value).__name__ == "FakeTensor":
         # A tensor torch.export(strict=False) or a FakeTensorMode traces: its
@@ -198,14 +205,19 @@ def batch_shape(value: Any, name: str = "batch_shape") -> tuple[int, ...]:
         return (value,)
     if is_symbolic(value):  # one batch dimension, known when the program runs
         return (value,)
+    unreadable = False
+    try:
+        shape = getattr(value, "shape", None)
+    except Exception:  # (a strided nested tensor's raises)
+        shape, unreadable = None, True
     if (
-        isinstance(value, (str, bytes))
+        unreadable
+        or isinstance(value, (str, bytes))
         or not_data(value)
-        or (not hasattr(value, "shape") and is_bool_like(value))
+        or (shape is None and is_bool_like(value))
     ):
         msg = f"{name} must be an int or a sequence of ints; got {show(value)}"
         raise TypeError(msg)
-    shape = getattr(value, "shape", None)
     if shape is not None:
         if holds_no_values(value):
             msg = f"{name} must hold values; got a meta tensor of shape {tuple(shape)}"
@@ -231,12 +243,14 @@ def batch_shape(value: Any, name: str = "batch_shape") -> tuple[int, ...]:
                 try:
                     items = value.tolist()
                 except (TypeError, RuntimeError) as exc:
-                    # No values yet: a tracer of JAX's jit, or a FakeTensorMode's
-                    # tensor (torch's DataDependentOutputException).
-                    fake = type(value).__name__ == "FakeTensor"
-                    if isinstance(exc, RuntimeError) and not fake:
+                    # No values to read: a tracer of JAX's jit, a
+                    # FakeTensorMode's tensor, a sparse tensor (torch's
+                    # DataDependentOutputException, "no storage").
+                    torch = type(value).__module__.startswith("torch")
+                    if isinstance(exc, RuntimeError) and not torch:
                         raise
-                    msg = f"{name} must hold known values; got {show(value)}"
+                    msg = f"{name} must hold known values (a dense array); "
+                    msg += f"got {show(value)}"
                     raise TypeError(msg) from None
             else:  # e.g. array-api-strict: its 0-D entries have __index__
                 items = [value[i] for i in range(shape[0])]

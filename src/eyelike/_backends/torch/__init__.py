@@ -138,10 +138,9 @@ class TorchBackend(Backend):
 
     def shape_of(self, x: Any, name: str) -> tuple[int, ...]:
         if x.is_nested:
-            msg = (
-                f"{name} is a nested tensor: its matrices have no one shape; "
-                f"give each its own eye (or x.to_padded_tensor(0))"
-            )
+            msg = f"{name} is a nested tensor, which has no one shape"
+            if name == "x":
+                msg += " (x.to_padded_tensor(0) has one)"
             raise ValueError(msg)
         return x.shape  # type: ignore[no-any-return]
 
@@ -164,12 +163,10 @@ class TorchBackend(Backend):
 
     def _dtype_table(self, device: Any) -> dict[str, Any]:
         # (Not array-api-compat's: too few, and cached up to its 1.11.)
-        torch, table = self._torch, {}
-        for name in _dtypes.STANDARD_NAMES + _dtypes.EXTRA_NAMES:
-            dt = getattr(torch, name, None)
-            if isinstance(dt, torch.dtype):
-                table[name] = dt
-        return table
+        torch = self._torch
+        names = _dtypes.STANDARD_NAMES + _dtypes.EXTRA_NAMES
+        found = {name: getattr(torch, name, None) for name in names}
+        return {n: dt for n, dt in found.items() if isinstance(dt, torch.dtype)}
 
     def _own_k(self, k: Any) -> Any:
         if (
@@ -193,8 +190,10 @@ class TorchBackend(Backend):
                     f"result on the meta device"
                 )
                 raise ValueError(msg)
-        if device is None and not torch.compiler.is_compiling():
-            device = torch.get_default_device()  # (not readable there)
+        if not torch.compiler.is_compiling():  # (neither is read there)
+            device = torch.get_default_device() if device is None else device
+            # A sparse k by its values: torch has no clamp of a sparse layout.
+            k = k if k.layout == torch.strided else k.to_dense()
         if device is not None and k.device != device:
             k = k.to(device)
         return clamp(torch, k, n_rows, n_cols)
