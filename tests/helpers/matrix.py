@@ -75,6 +75,12 @@ FORMS: list[Form] = [
     Form("n_rows", "NumPy uint8", lambda lib: np.uint8(ROWS), ROWS),
     Form("n_rows", "0-d NumPy array", lambda lib: np.asarray(ROWS), ROWS),
     Form("n_rows", "0-d namespace array", lambda lib: lib.asarray(ROWS), ROWS),
+    Form(
+        "n_rows",
+        "0-d namespace int32",
+        lambda lib: lib.asarray(ROWS, dtype=lib.int32),
+        ROWS,
+    ),
     Form("n_rows", "zero (an empty output)", lambda lib: 0, 0),
     Form("n_cols", "NumPy int32", lambda lib: np.int32(COLS), COLS),
     # batch_shape
@@ -447,6 +453,7 @@ class Refusal:
         )
 
 
+_COUNT_ARRAYS = ("0-d namespace array", "0-d namespace int32")
 _BATCH_ARRAYS = ("1-D namespace array", "1-D namespace array of 2")
 _NP_SCALARS = ("NumPy integer", "NumPy uint8", "NumPy int32", "0-d NumPy array")
 _NP_K_ARRAYS = tuple(f"NumPy {dt} array" for dt in _int_dtypes(None))
@@ -552,7 +559,7 @@ REFUSALS: list[Refusal] = [
         "torch",
         ("meta device",),
         "n_rows",
-        ("0-d namespace array",),
+        _COUNT_ARRAYS,
         TypeError,
         "n_rows",
         "a meta tensor holds no value",
@@ -570,7 +577,7 @@ REFUSALS: list[Refusal] = [
         "jax",
         _JAX_TRACED,
         "n_rows",
-        ("0-d namespace array",),
+        _COUNT_ARRAYS,
         TypeError,
         "n_rows",
         "a count read from a traced array is not static, as "
@@ -669,7 +676,7 @@ KNOWN_GAPS: list[tuple[str, tuple[str, ...], tuple[str, ...], tuple[str, ...], s
         "torch",
         ("export strict",),
         ("n_rows",),
-        ("0-d namespace array",),
+        _COUNT_ARRAYS,
         _TENSOR_DATA,
     ),
     (
@@ -721,6 +728,13 @@ KNOWN_GAPS: list[tuple[str, tuple[str, ...], tuple[str, ...], tuple[str, ...], s
         ("NumPy integer", "NumPy integer enum"),
         _CLOSED_OVER + ": torch's own data-dependent error, not yet a "
         "TypeError naming the parameter",
+    ),
+    (
+        "torch",
+        _COMPILE,
+        ("n_rows",),
+        ("0-d namespace int32",),
+        _TENSOR_DATA + " (a 0-d int64 one Dynamo reads as a constant)",
     ),
     (
         "torch",
