@@ -23,8 +23,10 @@ from ._validate.integers import batch_shape as read_batch_shape
 from ._validate.integers import (
     dimension,
     holds_no_values,
+    index_or_none,
     is_array,
     is_integer_scalar,
+    is_symbolic,
     is_time,
     signed_int64,
     within_int64,
@@ -180,8 +182,10 @@ def eye(
     rows = dimension(_scalar(num_rows, "num_rows", arrays), "num_rows")
     cols = dimension(_scalar(num_columns, "num_columns", arrays), "num_columns")
     k = _scalar(diagonal_index, "diagonal_index", arrays)
-    if type(k) is int:  # (an int32 or int64 array's value always fits)
+    if type(k) is int:
         signed_int64(k, "diagonal_index", "Eye-9's T_NUM")
+    else:  # (an int32 or int64 array's value always fits)
+        k = _offset(k)
     batch = _batch(batch_shape, arrays)
     backend, dev, xp = _placement(arrays)
     try:
@@ -284,6 +288,17 @@ def _scalar(value: Any, name: str, arrays: _Arrays) -> Any:
         )
         raise ValueError(msg)
     return value[0] if shape else value
+
+
+def _offset(value: Any) -> Any:
+    """An array ``diagonal_index``'s value, where it holds one now; else
+    (traced, under jax.jit, jax.vmap or torch.func.vmap) the array itself,
+    `eyelike.eye`'s array ``k``."""
+    try:
+        found = index_or_none(value)
+    except RuntimeError:  # (torch.func.vmap's batched tensor: one per batch)
+        return value
+    return value if found is None or is_symbolic(found) else found
 
 
 def _batch(batch_shape: Any, arrays: _Arrays) -> tuple[int, ...]:

@@ -365,3 +365,24 @@ def test_a_numpy_subclass_k_is_read_as_its_values(xp: Any, n: int) -> None:
     if xp is np:
         assert type(got) is np.ndarray
     np.testing.assert_array_equal(to_numpy(got), reference((2,), n, n, [1, 2]))
+
+
+def test_a_numpy_scalar_dtype_is_read_as_its_dtype(xp: Any) -> None:
+    """Regression (a review of this round's dtype_name, which read only
+    NumPy's dtypes and types by NumPy's parser): a NumPy scalar given as
+    the dtype (``np.float32(1.0)``, whose dtype NumPy's parser reads) was
+    refused on torch, JAX and array-api-strict, and taken on NumPy."""
+    made = eyelike.eye(2, dtype=np.float32(1.0), xp=xp)
+    assert str(made.dtype).rsplit(".", 1)[-1] == "float32"
+
+
+def test_a_batch_shape_array_past_62_entries_is_refused_by_name(xp: Any) -> None:
+    """Bug (a review; for openvino.eye, a regression of this round, which
+    reads its array batch_shape by eye's rule): an array of more than 62
+    entries without tolist (array-api-strict's) met len(), a raw TypeError,
+    where the rank limit is a ValueError naming batch_shape."""
+    dims = xp.asarray([1] * 63, dtype=xp.int32)
+    with pytest.raises(ValueError, match="batch_shape has 63 dimensions"):
+        eyelike.eye(1, batch_shape=dims, xp=xp)
+    with pytest.raises(ValueError, match="batch_shape has 63 dimensions"):
+        eyelike.openvino.eye(1, 1, 0, dims, output_type="f32")

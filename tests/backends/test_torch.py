@@ -346,3 +346,35 @@ def test_a_tensor_of_every_layout_in_every_argument(argument: str, layout: str) 
         assert refusal.startswith(name), refusal
     else:
         torch.testing.assert_close(made, call(dense), rtol=0, atol=0)
+
+
+def test_openvino_inputs_of_every_tensor_kind() -> None:
+    """Regressions (a review of this round): openvino.eye handed an array
+    diagonal_index to eye as an array k, which a DTensor or a strict
+    dispatch subclass cannot meet (torch's "got mixed torch.Tensor and
+    DTensor"), and a wrapper subclass's class reached the result; its
+    batch_shape, read by eye's rule, refused a DTensor, a sparse tensor and
+    a wrapper subclass, whose tolist torch refuses. Each is read as its
+    values: the eye, a plain tensor."""
+    from helpers.torch_subclasses import Strict, Wrapped, rank_of
+    from torch.distributed.tensor import Replicate, distribute_tensor
+
+    k, dims = (
+        torch.tensor(1, dtype=torch.int32),
+        torch.tensor([2, 1], dtype=torch.int32),
+    )
+    want = eyelike.eye(2, 3, k=1, batch_shape=(2, 1), xp=torch)
+    with rank_of(1, 0, (1,)) as mesh:
+        kinds = [
+            lambda t: distribute_tensor(t.reshape(-1), mesh, [Replicate()]),
+            lambda t: t.to_sparse(),
+            Wrapped,
+            Strict,
+        ]
+        for kind in kinds:
+            made = eyelike.openvino.eye(2, 3, kind(k), dims, output_type="f32")
+            assert type(made) is torch.Tensor
+            assert torch.equal(made, want)
+            if kind is not Strict:  # (a sequence of it: its entries)
+                made = eyelike.openvino.eye(2, 3, k, kind(dims), output_type="f32")
+                assert torch.equal(made, want)

@@ -129,13 +129,13 @@ def dtype_name(dtype: Any) -> str | None:
     """The standard name of a dtype given in any form, or None."""
     if isinstance(dtype, str):
         return dtype
-    # NumPy's parser reads NumPy's dtypes and the types it knows (float,
-    # np.float32, ml_dtypes'), not another library's dtype object: and
-    # torch.compile fails on it given torch's (not a graph break).
-    if isinstance(dtype, (np.dtype, type, list, tuple, dict)):
-        parsed = _parse(dtype)
-        # (A list, tuple or dict has no name; its str() may recurse.)
-        return None if parsed is None else str(parsed.name)
+    # Not NumPy's parser on torch's dtype, which it cannot read: given one,
+    # torch.compile fails (an internal error, not a graph break).
+    parsed = None if type(dtype).__module__ == "torch" else _parse(dtype)
+    if parsed is not None:
+        return str(parsed.name)
+    if isinstance(dtype, (list, tuple, dict)):  # no name; str() may recurse
+        return None
     # torch.float32, array_api_strict.float32, ...: the name after the dot.
     name = str(dtype).rsplit(".", 1)[-1]
     return name if name in ITEMSIZE or name in EXTRA_NAMES else None

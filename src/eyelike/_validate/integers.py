@@ -134,7 +134,7 @@ def traced_scalar(value: Any) -> Any:
     indexing leaves a 0-d array): its value; any other value as it is (an
     eager 0-d array too)."""
     traced = (
-        isinstance(value, _NDARRAY)
+        type(value) is _NDARRAY  # (a MaskedArray's is its masked constant)
         and not value.ndim
         and isinstance(value[()], _NDARRAY)
     )
@@ -238,22 +238,18 @@ def batch_shape(value: Any, name: str = "batch_shape") -> tuple[int, ...]:
             msg = f"{name} must hold integers, not bools; got {show(value)}"
             raise TypeError(msg)
         # (Too many entries are refused below, before any is read.)
-        if not numpy and shape[0] <= MAX_BATCH_DIMS:
-            if hasattr(value, "tolist"):
-                try:
-                    items = value.tolist()
-                except (TypeError, RuntimeError) as exc:
-                    # No values to read: a tracer of JAX's jit, a
-                    # FakeTensorMode's tensor, a sparse tensor (torch's
-                    # DataDependentOutputException, "no storage").
-                    torch = type(value).__module__.startswith("torch")
-                    if isinstance(exc, RuntimeError) and not torch:
-                        raise
-                    msg = f"{name} must hold known values (a dense array); "
-                    msg += f"got {show(value)}"
-                    raise TypeError(msg) from None
-            else:  # e.g. array-api-strict: its 0-D entries have __index__
-                items = [value[i] for i in range(shape[0])]
+        count = shape[0]
+        if not numpy and count <= MAX_BATCH_DIMS:
+            try:
+                items = value.tolist()
+            except TypeError:  # no values yet (a tracer of JAX's jit)
+                msg = f"{name} must hold known values; got {show(value)}"
+                raise TypeError(msg) from None
+            except (AttributeError, RuntimeError):
+                # No tolist (array-api-strict), or one torch refuses (a
+                # subclass, a sparse tensor, a FakeTensorMode's): its 0-D
+                # entries have __index__ (or are refused, one by one).
+                items = [value[i] for i in range(count)]
     elif isinstance(value, Sequence):
         items = value
         cls = type(value)
@@ -263,15 +259,16 @@ def batch_shape(value: Any, name: str = "batch_shape") -> tuple[int, ...]:
             # builtin read here would be one more guard of compiled calls.)
             bounds: Any = value
             items = range(int(bounds.start), int(bounds.stop), int(bounds.step))
+        count = len(items)
     elif hasattr(value, "__index__"):
         return (dimension(value, name),)
     else:
         msg = f"{name} must be an int or a sequence of ints; got {show(value)}"
         raise TypeError(msg)
-    if len(items) > MAX_BATCH_DIMS:
+    if count > MAX_BATCH_DIMS:
         # Checked before reading the entries: a huge range would take hours.
         msg = (
-            f"{name} has {len(items)} dimensions; at most {MAX_BATCH_DIMS} "
+            f"{name} has {count} dimensions; at most {MAX_BATCH_DIMS} "
             f"are supported (NumPy arrays have at most 64 dimensions)"
         )
         raise ValueError(msg)
