@@ -292,3 +292,23 @@ def test_ndonnx_unknown_batch_sizes_stay_unknown() -> None:
     np.testing.assert_array_equal(got["host k"], reference((2,), 3, 4, 2))
     with pytest.raises(ValueError, match="x must have a known shape"):
         eyelike.eye_like(ndx.argument(shape=(2, None, 4), dtype=ndx.float32))
+
+
+@pytest.mark.parametrize("name", ["sparse", "ndonnx", "marray"])
+def test_a_device_is_one_the_namespace_lists_or_refused_by_name(name: str) -> None:
+    """Bug (a review of issue 44's third round): the generic path passed any
+    device on: ndonnx dropped one it has not ("cuda", 0, object()), and
+    sparse and marray refused it in NumPy's words, naming no parameter. A
+    device the namespace lists is taken; any other is a ValueError naming
+    device, before anything is built."""
+    module = pytest.importorskip(name)
+    xp = module.masked_namespace(np) if name == "marray" else module
+    info = xp.__array_namespace_info__()
+    for device in info.devices():
+        made = eyelike.eye(2, xp=xp, device=device)
+        assert made.shape == (2, 2)
+    for device in ("cuda", "cuda:7", 0, object(), 3.5):
+        if any(device == d for d in info.devices()):
+            continue
+        with pytest.raises(ValueError, match="device"):
+            eyelike.eye(2, xp=xp, device=device)

@@ -12,6 +12,7 @@ from typing import Any
 import numpy as np
 
 from .._validate.dtypes import EXTRA_NAMES, STANDARD_NAMES
+from .._validate.text import show
 from ._base import Backend, Build, namespace_info
 from .reference import array_api_eye, on
 
@@ -32,6 +33,24 @@ class GenericBackend(Backend):
             self._xp = xp
             self.name = str(getattr(xp, "__name__", "array_api"))
         self._storage: dict[Any, str] = {}
+
+    def device(self, device: Any) -> Any:
+        # One the namespace lists, else refused by name: never dropped (as
+        # ndonnx drops one), nor refused in the library's words (sparse's).
+        devices = self._devices()
+        if devices and not any(_same(device, d) for d in devices):
+            msg = f"device {show(device)} is not one of {devices}"
+            raise ValueError(msg)
+        return device
+
+    def _devices(self) -> list[Any]:
+        """Its devices, the default first; none known where it has no
+        inspection API (the standard's before 2023.12)."""
+        info = namespace_info(self._xp)
+        if info is None:
+            return []
+        default = info.default_device()
+        return [default, *(d for d in info.devices() if d != default)]
 
     def device_of(self, x: Any) -> Any:
         # (mlx's arrays have no device attribute: the namespace's default.)
@@ -115,6 +134,15 @@ class GenericBackend(Backend):
                 pass
             self._storage[device] = found
         return found
+
+
+def _same(device: Any, listed: Any) -> bool:
+    """Whether a caller's ``device`` is the namespace's ``listed`` one (a
+    comparison that refuses or fails is no)."""
+    try:
+        return device is listed or bool(device == listed)
+    except Exception:
+        return False
 
 
 def _numeric(xp: Any, dtype: Any) -> bool:
