@@ -78,7 +78,8 @@ Bad arguments print the usage and one error line, and exit with status 2;
 a failed write (or one the disk has no room for, refused first) prints one
 error line and exits with status 1; Ctrl-C (SIGINT) or SIGTERM stops it
 with one line and status 130 or 143. Either way an existing file is left
-as it was."""
+as it was. A reader that closes the output early (| head) ends it quietly,
+with status 141, as that signal (SIGPIPE) ends other tools."""
 
 
 def _entries(text: str, what: str, example: str) -> list[int]:

@@ -204,14 +204,18 @@ def _replace(path: str, put: Callable[[IO[bytes]], None], size: int) -> None:
     it when complete (a failed write leaves the old file), after checking
     that its disk has ``size`` bytes free."""
     try:
-        mode: int | None = os.stat(path).st_mode
+        old: os.stat_result | None = os.stat(path)
     except FileNotFoundError:
-        mode = None
+        old = None
+    mode = None if old is None else old.st_mode
     if mode is not None and not stat.S_ISREG(mode):  # /dev/null, a FIFO
         with open(path, "wb") as f:
             put(f)
         return
     target = os.path.realpath(path)  # a symlink's file is replaced, as open() does
+    if old is not None and not os.access(target, os.W_OK):
+        # As open() refuses it: a rename would replace a file it may not write.
+        raise PermissionError(errno.EACCES, os.strerror(errno.EACCES), path)
     folder, name = os.path.split(target)
     free = shutil.disk_usage(folder).free
     if size > free:
@@ -219,7 +223,9 @@ def _replace(path: str, put: Callable[[IO[bytes]], None], size: int) -> None:
         raise OSError(errno.ENOSPC, msg)
     # Named first, then made (O_EXCL: never another's file), so that a stop
     # anywhere inside the try removes it, and only it.
-    temporary = os.path.join(folder, f".{name}.{os.urandom(6).hex()}.tmp")
+    # (A long name's start only: a name has at most 255 bytes.)
+    stem = os.fsencode(name)[:200].decode(errors="ignore")
+    temporary = os.path.join(folder, f".{stem}.{os.urandom(6).hex()}.tmp")
     # The mode open() gives a new file (0666 less the umask), or the old
     # file's: never wider while written.
     made = 0o666 if mode is None else stat.S_IMODE(mode)
@@ -229,8 +235,10 @@ def _replace(path: str, put: Callable[[IO[bytes]], None], size: int) -> None:
             put(f)
             f.flush()
             os.fsync(f.fileno())  # a crash leaves the old file or the new one
-        if mode is not None:  # exactly its mode: the umask left out
-            os.chmod(temporary, stat.S_IMODE(mode))
+        if old is not None:  # exactly its mode (the umask left out) and owner
+            os.chmod(temporary, stat.S_IMODE(old.st_mode))
+            with contextlib.suppress(OSError):  # (as far as this user may)
+                os.chown(temporary, old.st_uid, old.st_gid)
         os.replace(temporary, target)
     except FileExistsError:
         raise  # (not made here)

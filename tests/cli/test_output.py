@@ -567,3 +567,40 @@ def test_binary_to_a_real_terminal_is_refused() -> None:
     finally:
         os.close(follower)
         os.close(leader)
+
+
+def test_a_write_protected_file_is_refused_as_open_refuses_it(
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    """Bug (a review of issue 44's third round): a file this user may not
+    write (0444), in a folder they may, was replaced by the rename, where
+    open() refuses it. Refused alike: exit 1, "Permission denied", the file
+    as it was. (Root may write any file: os.access's answer for another
+    user stands in.)"""
+    path = tmp_path / "eye.npy"
+    path.write_bytes(b"before")
+    path.chmod(0o444)
+    real = os.access
+
+    def access(where: Any, mode: int, *args: Any, **kwargs: Any) -> bool:
+        if os.fspath(where) == str(path) and mode == os.W_OK:
+            return False
+        return real(where, mode, *args, **kwargs)
+
+    monkeypatch.setattr(_cli_write.os, "access", access)
+    assert main(["2", "-o", str(path)]) == 1
+    assert "Permission denied" in capsys.readouterr().err
+    assert path.read_bytes() == b"before"
+    assert [p.name for p in tmp_path.iterdir()] == [path.name]
+
+
+def test_a_long_file_name_is_written(tmp_path: Path) -> None:
+    """Bug (a review of issue 44's third round): a name of 238 to 255 bytes,
+    which open() takes, failed with "File name too long": the temporary
+    file's name, the name and 18 more, passed the 255 bytes a name has."""
+    path = tmp_path / ("a" * 251 + ".npy")
+    assert main(["2", "-o", str(path)]) == 0
+    _same(np.load(path), np.eye(2))
+    assert [p.name for p in tmp_path.iterdir()] == [path.name]
