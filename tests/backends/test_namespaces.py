@@ -312,3 +312,21 @@ def test_a_device_is_one_the_namespace_lists_or_refused_by_name(name: str) -> No
             continue
         with pytest.raises(ValueError, match="device"):
             eyelike.eye(2, xp=xp, device=device)
+
+
+@pytest.mark.parametrize("name", ["sparse", "ndonnx"])
+def test_a_dtype_named_not_listed_on_the_default_device_given(name: str) -> None:
+    """Bug (a review of issue 44's third round): float16, which the
+    namespace has and its inspection API does not list, was taken with no
+    device but refused with its default device given (``device=x.device``,
+    and ``eye_like``, which passes x's): a dtype's answer hung on the form
+    of the device."""
+    xp = pytest.importorskip(name)
+    x = xp.zeros((2, 2), dtype=xp.float32)
+    device = xp.__array_namespace_info__().default_device()
+    for made in (
+        eyelike.eye(2, xp=xp, dtype="float16"),
+        eyelike.eye(2, xp=xp, device=device, dtype="float16"),
+        eyelike.eye_like(x, dtype="float16"),
+    ):
+        assert made.dtype == xp.float16

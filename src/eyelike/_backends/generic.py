@@ -98,7 +98,7 @@ class GenericBackend(Backend):
         # has float16 and does not list it).
         info = namespace_info(self._xp)
         table = {} if info is None else super()._dtype_table(device)
-        if device is None or info is None:
+        if info is None or device is None or _same(device, info.default_device()):
             xp = self._xp
             for name in STANDARD_NAMES + EXTRA_NAMES:
                 dt = getattr(xp, name, None)
