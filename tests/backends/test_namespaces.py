@@ -58,6 +58,12 @@ def test_memory_counts_what_the_result_holds(monkeypatch: Any) -> None:
     masked = marray.masked_namespace(np)
     with pytest.raises(MemoryError, match="100000"):
         eyelike.eye(100_000, xp=masked)
+    # Bug (a review of issue 44's third round): ndonnx computes the values
+    # of constants on the host (no DLPack), and eyelike judged none: the
+    # eye reached NumPy's own allocation.
+    ndonnx = pytest.importorskip("ndonnx")
+    with pytest.raises(MemoryError, match="more than this machine's"):
+        eyelike.eye(100_000, xp=ndonnx)
 
 
 def test_out_without_item_assignment_is_refused_before_building() -> None:

@@ -5,6 +5,7 @@ the result will hold, told from a one-element probe (`_kind`).
 
 from __future__ import annotations
 
+import contextlib
 import math
 from types import ModuleType
 from typing import Any
@@ -122,7 +123,8 @@ class GenericBackend(Backend):
     def _kind(self, device: Any) -> str:
         """The namespace's arrays on ``device``, from a one-element probe:
         "sparse" (it counts its stored entries, ``nnz``), "dense" (its
-        DLPack device is the host's), or "other" (lazy, a device's)."""
+        DLPack device is the host's, or it holds host values without DLPack,
+        as ndonnx's computed ones), or "other" (lazy, a device's)."""
         found = self._storage.get(device)
         if found is None:
             probe = self._xp.zeros((1,), **on(device))
@@ -131,7 +133,10 @@ class GenericBackend(Backend):
                 if found == "other" and probe.__dlpack_device__()[0] == _DLPACK_CPU:
                     found = "dense"
             except Exception:  # no DLPack, or no values yet (lazy)
-                pass
+                if callable(getattr(probe, "unwrap_numpy", None)):
+                    with contextlib.suppress(Exception):
+                        probe.unwrap_numpy()
+                        found = "dense"
             self._storage[device] = found
         return found
 
