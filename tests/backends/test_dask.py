@@ -521,3 +521,13 @@ def test_x_of_unknown_chunk_sizes_is_refused_by_name() -> None:
         ValueError, match=r"x must have a known shape.*compute_chunk_sizes"
     ):
         eyelike.eye_like(x)
+
+
+@pytest.mark.parametrize("batch", [10**12, (2**40, 0)])
+def test_more_chunks_than_memory_lists_are_refused_naming_chunks(batch: Any) -> None:
+    """Bug (a review of issue 44's third round): chunks=1 over a batch of
+    10**12 matrices (or of 2**40 beside a 0) raised a bare MemoryError()
+    from Dask's list of the chunks, naming nothing. A ValueError naming
+    chunks, before any graph is built."""
+    with pytest.raises(ValueError, match=r"chunks=1 .*more chunks than memory"):
+        eyelike.eye(2, batch_shape=batch, xp=da, chunks=1)

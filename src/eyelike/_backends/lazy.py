@@ -113,6 +113,9 @@ def read(
         full = tuple(-1 if isinstance(v, str) and v == "auto" else v for v in full)
     try:
         normal = normalize(full, shape, limit=size or limit, dtype=dtype)
+    except MemoryError:  # (the library's list of the chunks: too long to hold)
+        msg = "it makes more chunks than memory can list"
+        raise bad(msg) from None
     except (TypeError, ValueError, ZeroDivisionError) as exc:
         raise bad(str(exc) or type(exc).__name__) from exc
     for dim, n in zip(normal, shape, strict=True):
