@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import importlib
 import importlib.util
+import re
 import types
 from typing import Any
 
@@ -336,3 +337,24 @@ def test_a_dtype_named_not_listed_on_the_default_device_given(name: str) -> None
         eyelike.eye_like(x, dtype="float16"),
     ):
         assert made.dtype == xp.float16
+
+
+def test_a_lazy_count_or_batch_shape_is_refused_by_name() -> None:
+    """Bug (a review of issue 44's third round): a count or batch shape of
+    ndonnx's lazy arrays (``ndx.argument``), for eye or openvino.eye, raised
+    ndonnx's "no propagated value available", naming no parameter. A
+    TypeError naming it, as a traced JAX count is."""
+    ndx = pytest.importorskip("ndonnx")
+    lazy = ndx.argument(shape=(), dtype=ndx.int32)
+    dims = ndx.argument(shape=(2,), dtype=ndx.int32)
+    calls = {
+        "n_rows": lambda: eyelike.eye(lazy, 3, xp=ndx),
+        "batch_shape": lambda: eyelike.eye(3, batch_shape=dims, xp=ndx),
+        "num_rows": lambda: eyelike.openvino.eye(lazy, 3, 0, output_type="f32"),
+        "batch_shape[0]": lambda: eyelike.openvino.eye(
+            3, 3, 0, dims, output_type="f32"
+        ),
+    }
+    for name, call in calls.items():
+        with pytest.raises(TypeError, match=rf"^{re.escape(name)}"):
+            call()

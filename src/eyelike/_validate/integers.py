@@ -99,6 +99,10 @@ def index_or_none(value: Any) -> int | None:
         return operator.index(value)
     except TypeError:
         return None
+    except ValueError:  # an array with no value yet (ndonnx's lazy one)
+        if is_array(value):
+            return None
+        raise
 
 
 def not_an_integer(value: Any, must: str, forms: str = "") -> TypeError:
@@ -242,7 +246,8 @@ def batch_shape(value: Any, name: str = "batch_shape") -> tuple[int, ...]:
         if not numpy and count <= MAX_BATCH_DIMS:
             try:
                 items = value.tolist()
-            except TypeError:  # no values yet (a tracer of JAX's jit)
+            except (TypeError, ValueError):  # no values yet (a tracer of
+                # JAX's jit, a lazy array of ndonnx's)
                 msg = f"{name} must hold known values; got {show(value)}"
                 raise TypeError(msg) from None
             except (AttributeError, RuntimeError):
