@@ -235,10 +235,12 @@ def _replace(path: str, put: Callable[[IO[bytes]], None], size: int) -> None:
             put(f)
             f.flush()
             os.fsync(f.fileno())  # a crash leaves the old file or the new one
-        if old is not None:  # exactly its mode (the umask left out) and owner
-            os.chmod(temporary, stat.S_IMODE(old.st_mode))
-            with contextlib.suppress(OSError):  # (as far as this user may)
+        if old is not None:
+            # Its owner, as far as this user may set it (first: a chown may
+            # clear set-id bits), then exactly its mode (the umask left out).
+            with contextlib.suppress(OSError):
                 os.chown(temporary, old.st_uid, old.st_gid)
+            os.chmod(temporary, stat.S_IMODE(old.st_mode))
         os.replace(temporary, target)
     except FileExistsError:
         raise  # (not made here)
