@@ -137,12 +137,10 @@ def traced_scalar(value: Any) -> Any:
     """A NumPy scalar that torch.compile traces as a 0-d array (one that
     indexing leaves a 0-d array): its value; any other value as it is (an
     eager 0-d array too)."""
-    traced = (
-        type(value) is _NDARRAY  # (a MaskedArray's is its masked constant)
-        and not value.ndim
-        and isinstance(value[()], _NDARRAY)
-    )
-    return host_values(value) if traced else value
+    if type(value) is not _NDARRAY or value.ndim:  # (a MaskedArray: itself)
+        return value
+    element = one_element(value)
+    return value if isinstance(element, np.generic) else element
 
 
 def holds_no_values(value: Any) -> bool:

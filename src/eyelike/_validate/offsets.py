@@ -13,6 +13,7 @@ from typing import Any
 
 import numpy as np
 
+from .dtypes import dtype_name
 from .integers import (
     MAX_BATCH_DIMS,
     index_or_none,
@@ -103,8 +104,7 @@ def refuse_dtype(k: Any, integral: bool) -> None:
     (``torch.bool``): the same ``k`` reads alike in every mode, where
     torch.compile traces a NumPy ``k`` as a tensor."""
     if not integral:
-        name = str(k.dtype).rsplit(".", 1)[-1]
-        msg = f"k must be an integer array; got dtype {name}"
+        msg = f"k must be an integer array; got dtype {dtype_name(k.dtype) or k.dtype}"
         raise TypeError(msg)
 
 
