@@ -254,5 +254,9 @@ class Backend:
         cannot be compared one by one here, saying why (by default they can)."""
 
     def _same_device(self, have: Any, want: Any) -> bool:
-        """Whether an ``out`` on device ``have`` is on the device ``want``."""
-        return bool(have == want)
+        """Whether device ``have`` (an ``out``'s, or one a caller passed) is
+        the device ``want``; a comparison that refuses or fails is no."""
+        try:
+            return have is want or bool(have == want)
+        except Exception:
+            return False

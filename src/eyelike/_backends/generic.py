@@ -39,7 +39,7 @@ class GenericBackend(Backend):
         # One the namespace lists, else refused by name: never dropped (as
         # ndonnx drops one), nor refused in the library's words (sparse's).
         devices = self._devices()
-        if devices and not any(_same(device, d) for d in devices):
+        if devices and not any(self._same_device(device, d) for d in devices):
             msg = f"device {show(device)} is not one of {devices}"
             raise ValueError(msg)
         return device
@@ -99,7 +99,11 @@ class GenericBackend(Backend):
         # has float16 and does not list it).
         info = namespace_info(self._xp)
         table = {} if info is None else super()._dtype_table(device)
-        if info is None or device is None or _same(device, info.default_device()):
+        if (
+            info is None
+            or device is None
+            or self._same_device(device, info.default_device())
+        ):
             xp = self._xp
             for name in STANDARD_NAMES + EXTRA_NAMES:
                 dt = getattr(xp, name, None)
@@ -139,15 +143,6 @@ class GenericBackend(Backend):
                         found = "dense"
             self._storage[device] = found
         return found
-
-
-def _same(device: Any, listed: Any) -> bool:
-    """Whether a caller's ``device`` is the namespace's ``listed`` one (a
-    comparison that refuses or fails is no)."""
-    try:
-        return device is listed or bool(device == listed)
-    except Exception:
-        return False
 
 
 def _numeric(xp: Any, dtype: Any) -> bool:
