@@ -79,8 +79,9 @@ def build(
     if nbytes == 0:
         backend._check_empty(shape, itemsize, device)
     elif nbytes is not None:
-        if not isinstance(k, int):
-            nbytes += shape[-2] * shape[-1] * backend._scratch
+        if not isinstance(k, int):  # (a mask beside it: `Backend._scratch`)
+            matrix = shape[-2] * shape[-1]
+            nbytes += (nbytes // itemsize + 8 * matrix) * backend._scratch
         if nbytes > _size.physical_memory():
             # Judged where it is allocated (`Backend._held_bytes`).
             of = like if out is None else out

@@ -26,8 +26,10 @@ from ._validate.integers import (
     index_or_none,
     is_array,
     is_integer_scalar,
+    is_masked,
     is_symbolic,
     is_time,
+    not_an_integer,
     signed_int64,
     within_int64,
 )
@@ -252,6 +254,8 @@ def _array(value: Any, name: str, arrays: _Arrays) -> tuple[Any, ...]:
     if holds_no_values(value):
         msg = f"{name} must hold a value; got a meta tensor {show(value)}"
         raise TypeError(msg)
+    if is_masked(value):
+        raise not_an_integer(value, f"{name} must hold int32/int64 values")
     _check_t_num(value.dtype, name)
     return tuple(backend.shape_of(value, name))
 

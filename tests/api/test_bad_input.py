@@ -298,3 +298,99 @@ def test_ml_dtypes_names_say_which_extra_to_install() -> None:
         assert "is not a dtype that numpy knows without ml_dtypes" in line, line
         assert "pip install 'eyelike[ml-dtypes]'" in line, line
     assert out[4] == "nope | dtype 'nope' is not a dtype that numpy knows"
+
+
+class _NoneShape:
+    """A ``.shape`` of None (an object that only looks like an array)."""
+
+    shape = None
+
+
+class _RaisingShape:
+    """A ``.shape`` that raises (as a lazy module's uninitialized
+    parameter's does, or a strided nested tensor's)."""
+
+    @property
+    def shape(self) -> Any:
+        msg = "no shape yet"
+        raise RuntimeError(msg)
+
+
+def _look_alikes() -> dict[str, Any]:
+    """Objects that look like arrays or integers, but hold no shape or no
+    value: every one is refused naming the parameter it was given as."""
+    from unittest import mock
+
+    found: dict[str, Any] = {
+        "shape None": _NoneShape(),
+        "shape raises": _RaisingShape(),
+        "mock": mock.Mock(),
+        "np.ma.masked": np.ma.masked,
+        "0-d masked": np.ma.masked_array(3, mask=True),
+        "1-d partly masked": np.ma.array([1, 2], mask=[False, True]),
+    }
+    try:
+        import torch
+    except ImportError:
+        return found
+    found["lazy parameter"] = torch.nn.UninitializedParameter()
+    found["lazy buffer"] = torch.nn.UninitializedBuffer()
+    graph = torch.fx.Graph()  # (torch.fx.symbolic_trace's stand-in for a tensor)
+    found["fx proxy"] = torch.fx.Proxy(graph.placeholder("x"))
+    return found
+
+
+def _openvino(i: int, value: Any) -> Any:
+    args: list[Any] = [2, 2, 0, [2]]
+    args[i] = value
+    return eyelike.openvino.eye(*args, output_type="f32")
+
+
+# Each argument, given a look-alike, and the name its error must say.
+_ARGUMENTS: dict[str, tuple[Callable[[Any], Any], str]] = {
+    "n_rows": (lambda v: eye(v), "n_rows"),
+    "n_cols": (lambda v: eye(2, v), "n_cols"),
+    "k": (lambda v: eye(2, k=v, batch_shape=2), "k"),
+    "batch_shape": (lambda v: eye(2, batch_shape=v), "batch_shape"),
+    "batch_shape entry": (lambda v: eye(2, batch_shape=(2, v)), "batch_shape[1]"),
+    "dtype": (lambda v: eye(2, dtype=v), "dtype"),
+    "device": (lambda v: eye(2, device=v), "device"),
+    "out": (lambda v: eye(2, out=v), "out"),
+    "xp": (lambda v: eye(2, xp=v), "xp"),
+    "x": (lambda v: eye_like(v), "x"),
+    "eye_like out": (lambda v: eye_like(A2, out=v), "out"),
+    "eye_like k": (lambda v: eye_like(np.zeros((2, 2, 2)), k=v), "k"),
+    "onnx x": (lambda v: eyelike.onnx.eye_like(v), "x"),
+    "onnx k": (lambda v: eyelike.onnx.eye_like(A2, k=v), "k"),
+    "num_rows": (lambda v: _openvino(0, v), "num_rows"),
+    "diagonal_index": (lambda v: _openvino(2, v), "diagonal_index"),
+    "openvino batch_shape": (lambda v: _openvino(3, v), "batch_shape"),
+}
+
+
+@pytest.mark.parametrize("argument", list(_ARGUMENTS))
+@pytest.mark.parametrize("kind", list(_look_alikes()))
+def test_a_look_alike_in_every_argument_is_refused_by_name(
+    kind: str, argument: str
+) -> None:
+    """Bugs (a review of where the stack meets eyelike): an object whose
+    ``.shape`` is None or no sequence (a mock) as a count or batch entry
+    raised Python's "object is not iterable"; a lazy module's uninitialized
+    parameter as ``x`` or ``out`` raised torch's own RuntimeError about
+    load_state_dict, and torch.fx's Proxy as ``x`` array-api-compat's
+    "array_namespace requires at least one non-scalar array input"; a
+    ``k`` with masked entries was read through its mask (the hidden value
+    used), and ``numpy.ma.masked`` as ``k`` was shown as
+    "np.float64(0.0)". Every look-alike, in every argument: a TypeError or
+    ValueError naming the argument."""
+    call, name = _ARGUMENTS[argument]
+    value = _look_alikes()[kind]
+    with pytest.raises((TypeError, ValueError)) as caught:
+        call(value)
+    message = str(caught.value)
+    assert type(caught.value).__module__ in ("builtins", "eyelike"), message
+    assert name in message, message
+    if "masked" in kind and argument in ("k", "eye_like k", "diagonal_index"):
+        assert "masked" in message, message
+    if kind.startswith("lazy") and argument in ("x", "out", "onnx x"):
+        assert "uninitialized" in message, message

@@ -358,13 +358,18 @@ def test_eye_like_keeps_a_numpy_subclass_as_zeros_like(tmp_path: Any, k: Any) ->
 def test_a_numpy_subclass_k_is_read_as_its_values(xp: Any, n: int) -> None:
     """Bug (review): a MaskedArray ``k`` reached NumPy's build as itself: the
     result was a MaskedArray (the mask carried over) on NumPy only. Its
-    values are read, on every namespace, as torch read them."""
-    k = np.ma.array([1, 2], mask=[False, True])
+    values are read, on every namespace, as torch read them; one with an
+    entry masked, which holds no value there, is refused naming ``k`` (it
+    was read through its mask, the hidden value used)."""
+    k = np.ma.array([1, 2], mask=[False, False])
     got = eyelike.eye(n, batch_shape=2, k=k, xp=xp)
     assert type(to_numpy(got)) is np.ndarray
     if xp is np:
         assert type(got) is np.ndarray
     np.testing.assert_array_equal(to_numpy(got), reference((2,), n, n, [1, 2]))
+    k.mask = [False, True]
+    with pytest.raises(TypeError, match=r"k must .*, not a masked value"):
+        eyelike.eye(n, batch_shape=2, k=k, xp=xp)
 
 
 def test_a_numpy_scalar_dtype_is_read_as_its_dtype(xp: Any) -> None:

@@ -171,6 +171,34 @@ def test_memory_limit_generic(xp: Any, monkeypatch: pytest.MonkeyPatch) -> None:
     assert int(np.count_nonzero(to_numpy(ok))) == 1019
 
 
+@pytest.mark.parametrize("xp", _host_namespaces())
+def test_a_per_matrix_mask_is_counted_beside_the_output(
+    xp: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Bug (a newcomer's read): the memory a per-matrix build holds beside
+    the output was counted for one matrix, where the mask of the reference
+    build and of torch's holds a bool for every element of the batch. An
+    output that fits a machine, with its mask beside it, is made on every
+    host namespace; with the mask past it, refused on those that build one
+    (before, the output's size alone was judged)."""
+    from eyelike._backends import backend_of_namespace
+
+    shape, k = (64, 32, 32), np.arange(64) % 5 - 2  # 64 KiB of uint8
+    masks = backend_of_namespace(xp)._scratch
+    fits = 64 * 1024 * (1 + masks) + 8 * 32 * 32 * masks
+    monkeypatch.setattr(_size, "physical_memory", lambda: fits)
+    made = eye(32, 32, batch_shape=64, k=k, xp=xp, dtype="uint8")
+    assert int(np.count_nonzero(to_numpy(made))) == sum(32 - abs(v) for v in k)
+    assert shape == tuple(made.shape)
+    if masks:
+        monkeypatch.setattr(_size, "physical_memory", lambda: fits - 1)
+        raises_before_allocating(
+            lambda: eye(32, 32, batch_shape=64, k=k, xp=xp, dtype="uint8"),
+            MemoryError,
+            "memory",
+        )
+
+
 def test_jax_cpu_beyond_memory_refused(monkeypatch: pytest.MonkeyPatch) -> None:
     # Regression: JAX on the CPU was not treated as host memory, so an
     # output larger than the machine came back as an array whose computation

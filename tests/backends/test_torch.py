@@ -11,6 +11,7 @@ from __future__ import annotations
 import subprocess
 import sys
 import warnings
+from collections.abc import Iterator
 from typing import Any
 
 import numpy as np
@@ -232,7 +233,25 @@ def _torch_dtypes() -> list[str]:
 _PER_MATRIX_SHAPES = {"small": (4, 5, 5), "narrow": (600, 8, 8), "put": (129, 16, 16)}
 
 
-@pytest.mark.parametrize("mode", ["fresh", "out", "vmap over out"])
+@pytest.fixture
+def deterministic(request: pytest.FixtureRequest) -> Iterator[None]:
+    """torch.use_deterministic_algorithms(True) where the test's ``mode``
+    says so, restored after."""
+    if "deterministic" not in request.node.callspec.params.get("mode", ""):
+        yield
+        return
+    torch.use_deterministic_algorithms(True)
+    try:
+        yield
+    finally:
+        torch.use_deterministic_algorithms(False)
+
+
+_MODES = ["fresh", "out", "vmap over out", "deterministic fresh", "deterministic out"]
+
+
+@pytest.mark.usefixtures("deterministic")
+@pytest.mark.parametrize("mode", _MODES)
 @pytest.mark.parametrize("build", list(_PER_MATRIX_SHAPES))
 @pytest.mark.parametrize("name", _torch_dtypes())
 def test_per_matrix_k_in_every_dtype_on_every_build(
@@ -242,10 +261,14 @@ def test_per_matrix_k_in_every_dtype_on_every_build(
     of more than 32,768 elements in matrices at least 16 wide failed in
     torch's put_ (no float8 kernel) after out was zeroed; and a vmapped out
     took put_, which has no batching rule: torch warned, and under warnings
-    as errors the call failed with out written. Every dtype, every build,
-    fresh or out, eagerly or vmapped over out: the eye, no warning."""
+    as errors the call failed with out written. And (a review of the
+    training stack) under torch.use_deterministic_algorithms(True) put_,
+    which has no deterministic kernel, raised torch's error, an out zeroed.
+    Every dtype, every build, fresh or out, eagerly, vmapped over out or
+    deterministic: the eye, no warning."""
     from helpers import reference, to_numpy
 
+    mode = mode.removeprefix("deterministic ")
     dtype = getattr(torch, name)
     shape = _PER_MATRIX_SHAPES[build]
     ks = [i % 5 - 2 for i in range(shape[0])]

@@ -129,14 +129,18 @@ def backend_of_array(x: Any, name: str = "x") -> Backend:
     found = _BY_ARRAY_TYPE.get(cls)
     if found is not None:
         return found
+    msg = f"{name} must be an array; got {cls.__name__} {show(x)}"
     if (
         isinstance(x, (type, ModuleType))
         or not is_array_api_obj(x)
         or isinstance(x, np.generic)
     ):
-        msg = f"{name} must be an array; got {cls.__name__} {show(x)}"
         raise TypeError(msg)
-    backend = backend_of_namespace(array_namespace(x))
+    try:
+        xp = array_namespace(x)
+    except TypeError:  # one that only looks like an array (torch.fx's Proxy)
+        raise TypeError(msg) from None
+    backend = backend_of_namespace(xp)
     if len(_BY_ARRAY_TYPE) < _BY_ARRAY_TYPE_LIMIT:
         _BY_ARRAY_TYPE[cls] = backend
     return backend

@@ -93,9 +93,10 @@ class Backend:
     """Ends the error for a standard dtype the device lacks (`dtype`)."""
     _host_memory: ClassVar[bool] = False
     """Its outputs live in main memory, whatever the device (`_held_bytes`)."""
-    _scratch: ClassVar[int] = 9
-    """Bytes per element of one matrix its build holds beside the output for
-    a per-matrix ``k`` (the reference build's index difference and mask)."""
+    _scratch: ClassVar[int] = 1
+    """1 where its build of a per-matrix ``k`` holds a mask beside the output
+    (a bool an element, and one matrix of int64 index differences: the
+    reference build's), else 0."""
     _short_out: ClassVar[bool] = False
     """`short_eye` may take a call with an ``out`` (offered one only then)."""
 

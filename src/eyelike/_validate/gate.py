@@ -37,7 +37,8 @@ MAX_DIMS = MAX_BATCH_DIMS + 2
 """The most dimensions an output has (NumPy's 64): the batch's and the matrix's."""
 BYTES_PER_ELEMENT = 32
 """The most bytes an element needs, in any dtype: the widest item (16) and
-the widest scratch of a per-matrix build (16, `Backend._scratch`)."""
+the most a per-matrix build holds beside it (9: a mask's bool, and its index
+difference where the batch is one matrix; `Backend._scratch`)."""
 FITS_ANYWHERE = (1 << 20) // BYTES_PER_ELEMENT
 """Outputs of up to this many elements fit any machine: memory not read."""
 

@@ -45,6 +45,12 @@ def is_array(value: Any) -> bool:
         return True
 
 
+def is_masked(value: Any) -> bool:
+    """A NumPy masked array with an entry masked (``numpy.ma.masked`` too):
+    no value there, by numpy.ma's own rule."""
+    return isinstance(value, np.ma.MaskedArray) and bool(np.ma.is_masked(value))
+
+
 def not_data(value: Any) -> bool:
     """A class or module given where a value belongs (e.g. ``np.float32``)."""
     return isinstance(value, (type, ModuleType))
@@ -80,11 +86,10 @@ def index_or_none(value: Any) -> int | None:
     ):
         return None
     try:
-        shape = getattr(value, "shape", ())
-    except Exception:  # (a strided nested tensor's raises)
-        return None
-    if not all(isinstance(d, int) for d in shape):
-        return None  # a lazy array of unknown size is no integer yet
+        if not all(isinstance(d, int) for d in getattr(value, "shape", ())):
+            return None  # a lazy array of unknown size is no integer yet
+    except Exception:  # a shape that raises (a strided nested tensor's) or is
+        return None  # no sequence (a mock's)
     if type(value).__name__ == "FakeTensor":
         # A tensor torch.export(strict=False) or a FakeTensorMode traces: its
         # symbolic value (``__index__`` would ask for the example's).
@@ -110,6 +115,8 @@ def not_an_integer(value: Any, must: str, forms: str = "") -> TypeError:
     what was wanted, ``forms`` the forms taken (shown beside its type)."""
     if is_bool_like(value):
         return TypeError(f"{must}, not a bool; got {show(value)}")
+    if is_masked(value):
+        return TypeError(f"{must}, not a masked value; got {show(value)}")
     if not_data(value) or is_time(value):
         return TypeError(f"{must}; got {show(value)}")
     return TypeError(f"{must}{forms}; got {show_typed(value)}")
@@ -210,8 +217,9 @@ def batch_shape(value: Any, name: str = "batch_shape") -> tuple[int, ...]:
     unreadable = False
     try:
         shape = getattr(value, "shape", None)
-    except Exception:  # (a strided nested tensor's raises)
-        shape, unreadable = None, True
+        shape = None if shape is None else tuple(shape)
+    except Exception:  # one that raises (a strided nested tensor's) or is no
+        shape, unreadable = None, True  # sequence (a mock's)
     if (
         unreadable
         or isinstance(value, (str, bytes))
@@ -222,10 +230,12 @@ def batch_shape(value: Any, name: str = "batch_shape") -> tuple[int, ...]:
         raise TypeError(msg)
     if shape is not None:
         if holds_no_values(value):
-            msg = f"{name} must hold values; got a meta tensor of shape {tuple(shape)}"
+            msg = f"{name} must hold values; got a meta tensor of shape {shape}"
             raise TypeError(msg)
+        if is_masked(value):
+            raise not_an_integer(value, f"{name} must hold non-negative integers")
         if not all(isinstance(d, int) for d in shape):  # a lazy array
-            msg = f"{name} must have a known shape; got {tuple(shape)}"
+            msg = f"{name} must have a known shape; got {shape}"
             raise ValueError(msg)
         if len(shape) == 0:
             return (dimension(value, name),)

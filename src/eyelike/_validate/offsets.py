@@ -18,6 +18,7 @@ from .integers import (
     MAX_BATCH_DIMS,
     index_or_none,
     is_array,
+    is_masked,
     is_time,
     not_an_integer,
     one_element,
@@ -46,7 +47,10 @@ def host_offsets(
     lo, hi = bounds
     if type(k) is int or (isinstance(k, np.integer) and not is_time(k)):
         return min(max(int(k), lo), hi)
+    given = k  # (as the caller wrote it, for the messages)
     if isinstance(k, _NDARRAY) and type(k) is not _NDARRAY:
+        if is_masked(k):
+            raise not_an_integer(k, "k must be an integer or an integer array")
         k = np.asarray(k)  # a subclass's values (a MaskedArray's data), not its class
     if isinstance(k, _NDARRAY) and k.ndim == 0:
         # One offset for every matrix (and torch.compile's NumPy scalar).
@@ -64,7 +68,7 @@ def host_offsets(
     else:
         v = index_or_none(k)
         if v is None:
-            raise not_an_integer(k, "k must be an integer or an integer array")
+            raise not_an_integer(given, "k must be an integer or an integer array")
         return min(max(v, lo), hi)
     check_broadcast(arr.shape, batch)
     return arr

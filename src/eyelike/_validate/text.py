@@ -37,3 +37,10 @@ def no_usable_device(library: str, kind: str, device: Any = None) -> str:
     here; the API raises it, the command line prints it."""
     asked = "its default device" if device is None else f"device={show(device)}"
     return f"{library} cannot use {asked}: no usable {kind} device on this machine"
+
+
+def past_count(device: Any, count: int, first: str, last: str) -> str:
+    """The message for a ``device`` past this machine's ``count`` CUDA
+    devices, which the library names ``first`` to ``last``."""
+    many = f"{count} CUDA device{'s' if count > 1 else ''}"
+    return f"device={show(device)}: this machine has {many} ({first} to {last})"

@@ -21,7 +21,7 @@ import numpy as np
 
 from ..._validate.dtypes import DTypeError, is_ml_dtype, numpy_dtype
 from ..._validate.offsets import clamp_array
-from ..._validate.text import no_usable_device, show
+from ..._validate.text import no_usable_device, past_count, show
 from .._base import Backend, Build
 from .planning import (
     VECTOR_FROM_BYTES,
@@ -157,11 +157,7 @@ def check_usable(device: Any = None) -> None:
         _count = count
     index = device if isinstance(device, int) else getattr(device, "id", None)
     if isinstance(index, int) and not 0 <= index < _count:
-        msg = (
-            f"device={show(device)}: this machine has {_count} CUDA "
-            f"device{'s' if _count > 1 else ''} (ids 0 to {_count - 1})"
-        )
-        raise ValueError(msg)
+        raise ValueError(past_count(device, _count, "ids 0", str(_count - 1)))
 
 
 def cuda_device(device: Any) -> Any:

@@ -31,7 +31,7 @@ from ..._validate import dtypes as _dtypes
 from ..._validate import size as _size
 from ..._validate.dtypes import DTypeError
 from ..._validate.gate import admit, admit_offsets, admit_traced
-from ..._validate.text import no_usable_device, show
+from ..._validate.text import no_usable_device, past_count, show
 from .._base import Backend, Build, Shape
 from .build import clamp, general, mask, per_matrix, scalar_k
 from .subclass import build as _subclass_build
@@ -126,12 +126,8 @@ class TorchBackend(Backend):
                 # (torch says "invalid device ordinal" only once allocating.)
                 count = torch.cuda.device_count()
                 if dev.index >= count:
-                    msg = (
-                        f"device {show(device)}: this machine has {count} CUDA "
-                        f"device{'s' if count > 1 else ''} "
-                        f"(cuda:0 to cuda:{count - 1})"
-                    )
-                    raise ValueError(msg)
+                    last = f"cuda:{count - 1}"
+                    raise ValueError(past_count(device, count, "cuda:0", last))
         if named and len(_NAMED) < 64:
             _NAMED[device] = dev
         return dev
@@ -142,7 +138,11 @@ class TorchBackend(Backend):
             if name == "x":
                 msg += " (x.to_padded_tensor(0) has one)"
             raise ValueError(msg)
-        return x.shape  # type: ignore[no-any-return]
+        try:
+            return x.shape  # type: ignore[no-any-return]
+        except RuntimeError:  # (torch's words send the reader to load_state_dict)
+            msg = f"{name} is an uninitialized parameter or buffer: no shape yet"
+            raise ValueError(msg) from None
 
     def device_of(self, x: Any) -> Any:
         return x.device
@@ -250,14 +250,8 @@ class TorchBackend(Backend):
                 f"{'nested' if out.is_nested else str(out.layout)} tensor"
             )
             raise TypeError(msg)
-        if out.requires_grad and torch.is_grad_enabled():
-            msg = (
-                "out requires grad: autograd cannot track an in-place fill of "
-                "it (under torch.no_grad() it can be filled, as "
-                "torch.nn.init.eye_ fills a weight)"
-            )
-            raise ValueError(msg)
         if not torch.compiler.is_dynamo_compiling():  # (it cannot ask these)
+            self.shape_of(out, "out")  # (an uninitialized parameter has none)
             if out.is_inference() and not torch.is_inference_mode_enabled():
                 msg = (
                     "out is an inference tensor (made under torch.inference_mode): "
@@ -278,6 +272,13 @@ class TorchBackend(Backend):
                     "make out inside the function, or take the result"
                 )
                 raise ValueError(msg)
+        if out.requires_grad and torch.is_grad_enabled():
+            msg = (
+                "out requires grad: autograd cannot track an in-place fill of "
+                "it (under torch.no_grad() it can be filled, as "
+                "torch.nn.init.eye_ fills a weight)"
+            )
+            raise ValueError(msg)
         # (Contiguous: none to sort, which torch.compile cannot, symbolic.)
         return None if out.is_contiguous() else tuple(out.stride())
 
@@ -304,7 +305,10 @@ class TorchBackend(Backend):
             return np.asarray(x.to(self._torch.float32).numpy())
 
     def _short_shape(self, x: Any) -> Shape | None:
-        return None if x.is_nested else x.shape
+        try:
+            return None if x.is_nested else x.shape
+        except RuntimeError:  # a lazy module's uninitialized parameter's
+            return None
 
     def short_eye(
         self, shape: Shape, k: Any, dtype: Any, like: Any, device: Any, out: Any
@@ -348,13 +352,10 @@ class TorchBackend(Backend):
             # By the device rule (eagerly, its answer for a name read at
             # once), but an eager torch.device, checked on what is made
             # (``device.type`` costs 0.2 us), and a CPU or meta one traced.
-            named = None if traced or type(device) is not str else _NAMED.get(device)
-            if named is None:
-                try:
-                    named = self.device(device)
-                except ValueError:
-                    return None
-            device = named
+            try:
+                device = self.device(device)
+            except ValueError:
+                return None
         if not one_k:
             # A per-matrix k: a plain CPU tensor of a signed integer type,
             # for a CPU result (a result elsewhere is the general path's).

@@ -146,6 +146,9 @@ def per_matrix(
         # (torch's CPU kernels have no put_ for uint16-64 or float8: it
         # would fail once out is zeroed.)
         or not _puts(torch, dtype)
+        # (Nor under use_deterministic_algorithms: put_ has no deterministic
+        # kernel, and would fail once out is zeroed.)
+        or torch.are_deterministic_algorithms_enabled()
         or (out is not None and not out.is_contiguous())
     ):
         return mask(torch, shape, k, dtype, device, out, write=small and out is None)
