@@ -314,14 +314,8 @@ def _batch(batch_shape: Any, arrays: _Arrays) -> tuple[int, ...]:
         if len(shape) != 1:
             msg = f"batch_shape must be a 1-D array; got shape {shape}"
             raise ValueError(msg)
-        if not isinstance(shape[0], int):  # a lazy array of unknown size
-            msg = (
-                f"batch_shape must have a known shape; got {shape} (for Dask, "
-                "call batch_shape.compute_chunk_sizes() first)"
-            )
-            raise ValueError(msg)
-        # Read by `eyelike.eye`'s rule: under torch.export, sizes known
-        # when the program runs.
+        # Read by `eyelike.eye`'s rule (a lazy one of unknown size refused;
+        # under torch.export, sizes known when the program runs).
         return read_batch_shape(batch_shape)
     if not isinstance(batch_shape, (list, tuple)):
         msg = (
@@ -350,7 +344,7 @@ def _placement(arrays: _Arrays) -> tuple[Backend, Any, Any]:
     (first_name, (first, backend)), *others = arrays.items()
     dev = backend.device_of(first)
     for name, (array, _) in others:
-        if backend.device_of(array) != dev:
+        if not backend._same_device(backend.device_of(array), dev):
             msg = (
                 f"array inputs must be on one device; {first_name} is on "
                 f"{dev} but {name} is on {backend.device_of(array)}"

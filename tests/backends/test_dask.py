@@ -395,7 +395,7 @@ def test_cupy_chunks_need_cupy_dtypes() -> None:
         dask.config.set({"array.backend": "cupy"}),
         pytest.raises(TypeError, match="not supported by CuPy"),
     ):
-        _dask.eye(Build((2, 2), 0, np.dtype("float8_e4m3fn"), None, None))
+        _dask.DaskBackend().eye(Build((2, 2), 0, np.dtype("float8_e4m3fn"), None, None))
 
 
 @pytest.mark.gpu

@@ -55,8 +55,9 @@ def host_device(device: Any, library: str, others: tuple[Any, ...] = ()) -> Any:
 
 class Build(NamedTuple):
     """One request for `Backend.eye`, every argument validated: ``k`` an int
-    or an integer array broadcastable to the batch, clamped (`Backend._clamp`);
-    ``like``: `eye_like`'s ``x`` (``docs/internals.rst``: "The request")."""
+    or an integer array broadcastable to the batch, clamped (`Backend._clamp`;
+    JAX's within its jitted build); ``like``: `eye_like`'s ``x``
+    (``docs/internals.rst``: "The request")."""
 
     shape: tuple[int, ...]
     k: Any
@@ -134,7 +135,7 @@ class Backend:
             return _dtypes.numpy_dtype(dtype, self.name)
         return self._from_table(dtype, device, (self, device))
 
-    def _from_table(self, dtype: Any, device: Any, key: Any = None) -> tuple[Any, int]:
+    def _from_table(self, dtype: Any, device: Any, key: Any) -> tuple[Any, int]:
         """`dtype`'s answer from `_dtype_table`, remembered per spelling under
         ``key`` (None: not remembered, as while torch.compile traces)."""
         found = None if key is None else _dtypes.lookup(key, dtype)
@@ -211,7 +212,7 @@ class Backend:
         if info is not None:
             want = info.default_device() if device is None else device
             have = self.device_of(k)
-            if have is not None and have != want:
+            if have is not None and not self._same_device(have, want):
                 k = self._xp.asarray(k, device=want)
         index = self._index_dtype(self.device_of(k))
         return clamp_array(self._xp, k, n_rows, n_cols, index, self._clip)

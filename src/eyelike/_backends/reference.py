@@ -23,9 +23,10 @@ def on(device: Any) -> dict[str, Any]:
     return {} if device is None else {"device": device}
 
 
-def check_index_fits(n_rows: int, n_cols: int, index: Any, limit: int) -> None:
-    """Refuse a matrix whose rows or columns the index dtype cannot count
-    (an arange or iota would wrap: JAX without x64)."""
+def check_index_fits(n_rows: int, n_cols: int, index: Any, xp: Any) -> None:
+    """Refuse a matrix whose rows or columns ``xp``'s index dtype cannot
+    count (an arange or iota would wrap: JAX without x64)."""
+    limit = xp.iinfo(index).max
     if max(n_rows, n_cols) > limit:
         name = "n_rows" if n_rows > limit else "n_cols"
         msg = (
@@ -63,6 +64,22 @@ class _Named:
         return call
 
 
+def _route(xp: Any, k: Any) -> str:
+    """`_build`'s way to ``k``'s eyes: ``"eye"`` for one offset, ``"mask"``
+    for one per matrix, or without ``arange`` each offset's eye ``"stack"``ed."""
+    if isinstance(k, int):
+        return "eye"
+    return "mask" if hasattr(xp, "arange") else "stack"
+
+
+# The namespace's functions each route calls (`needs` asks for them first).
+_CALLS = {
+    "eye": ("eye",),
+    "mask": ("arange", "asarray", "astype", "iinfo"),
+    "stack": ("eye", "stack", "reshape"),
+}
+
+
 def needs(
     xp: Any, shape: tuple[Any, ...], k: Any, out: Any, lazy: bool = False
 ) -> None:
@@ -70,14 +87,8 @@ def needs(
     item assignment for an ``out``; for a per-matrix ``k``, ``arange`` or
     (for host values) ``stack`` and ``reshape``; each function the build of
     ``shape`` and ``k`` calls (`_build`; ``lazy``: of a batch not known yet)."""
-    name = xp.__name__
-    stacked = not isinstance(k, int) and not hasattr(xp, "arange")
-    if stacked:  # each offset's eye, stacked
-        part: tuple[str, ...] = ("eye", "stack", "reshape")
-    elif isinstance(k, int):
-        part = ("eye",)
-    else:  # the mask
-        part = ("arange", "asarray", "astype", "iinfo")
+    name, route = xp.__name__, _route(xp, k)
+    part, stacked = _CALLS[route], route == "stack"
     if lazy:
         wanted = ("zeros_like", *part)
     elif math.prod(shape) == 0:
@@ -149,13 +160,14 @@ def _build(
     if like is None and math.prod(shape) == 0:  # no (R, C) scratch either
         return xp.zeros(shape, dtype=dtype, **where)
     n_rows, n_cols = shape[-2:]
-    if isinstance(k, int):
+    route = _route(backend._xp, k)
+    if route == "eye":
         # The standard's own eye for one matrix: the namespace's idiom, and
         # the fewest calls (each costs on a wrapper).
         part = xp.eye(n_rows, n_cols, k=k, dtype=dtype, **where)
-    elif hasattr(backend._xp, "arange"):
+    elif route == "mask":
         index = backend._index_dtype(build.device)
-        check_index_fits(n_rows, n_cols, index, xp.iinfo(index).max)
+        check_index_fits(n_rows, n_cols, index, xp)
         part = xp.astype(mask(xp, n_rows, n_cols, k, index, where), dtype)
     else:
         # The eye of each distinct offset, gathered by index: no dense

@@ -205,8 +205,7 @@ def from_numpy(dtype: Any, library: str) -> np.dtype[Any]:
         # Values a narrow format cannot hold exactly make a wrong "identity".
         zero, one = dt.type(0), dt.type(1)
         if dt.name in NO_ZERO or complex(zero) != 0 or complex(one) != 1:
-            msg = f"dtype {dt.name} cannot represent 0 and 1 exactly, so no eye"
-            raise DTypeError(msg)
+            raise _no_eye(dt.name)
     return dt
 
 
@@ -233,9 +232,13 @@ def from_table(
         )
         raise DTypeError(msg)
     if found in NO_ZERO:
-        msg = f"dtype {found} cannot represent 0 and 1 exactly, so no eye"
-        raise DTypeError(msg)
+        raise _no_eye(found)
     return table[found], ITEMSIZE.get(found, 1)
+
+
+def _no_eye(name: str) -> DTypeError:
+    """The refusal of a dtype that cannot hold 0 and 1 exactly."""
+    return DTypeError(f"dtype {name} cannot represent 0 and 1 exactly, so no eye")
 
 
 def _equals(candidate: Any, spelling: str) -> bool:

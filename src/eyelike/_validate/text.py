@@ -31,7 +31,7 @@ def show_typed(value: Any) -> str:
     return f"{type(value).__name__} {show(value)}"
 
 
-def no_usable_device(library: str, kind: str, device: Any = None) -> str:
+def no_usable_device(library: str, kind: str, device: Any) -> str:
     """The message for a ``device`` (None: the library's default) that
     ``library`` cannot use, having no usable device of ``kind`` (``"CUDA"``)
     here; the API raises it, the command line prints it."""

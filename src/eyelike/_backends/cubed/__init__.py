@@ -25,7 +25,7 @@ from ..._validate.text import show
 from .._base import Backend, Build, host_device
 from ..lazy import Chunks, block, lazy_k, read, refusal
 
-__all__ = ["CubedBackend", "eye", "fits"]
+__all__ = ["CubedBackend", "fits"]
 
 # cubed's "auto" chunk size (its normaliser's fixed ceiling, as cubed.zeros).
 _AUTO_BYTES = 128 * 2**20
@@ -60,13 +60,40 @@ class CubedBackend(Backend):
         return found
 
     def eye(self, build: Build) -> Any:
-        return eye(build)
+        """A lazy cubed array of the batched eye ``build`` asks for, chunked as
+        `_chunks_of` says.
 
-
-def _library(name: str) -> Any:
-    """A module of cubed, imported on first use (typed ``Any``: a NumPy-only
-    install, and the type checker's, has no cubed)."""
-    return importlib.import_module(name)
+        Raises
+        ------
+        ValueError
+            ``chunks`` is not a regular chunking of the shape, or a cubed ``k``
+            has another Spec than ``x``.
+        """
+        cubed = importlib.import_module("cubed")
+        shape = build.shape
+        dtype = np.dtype(build.dtype)
+        spec = _spec_of(build)
+        chunks = _chunks_of(build, spec, dtype)
+        if 0 in shape:
+            return cubed.zeros(shape, dtype=dtype, chunks=chunks, spec=spec)
+        sizes = tuple(dim[0] for dim in chunks)
+        piece = partial(_piece, sizes=sizes, shape=shape, dtype=dtype)
+        if not isinstance(build.k, cubed.Array):  # an int, or host values
+            return cubed.map_blocks(
+                partial(piece, build.k, whole_k=True),
+                dtype=dtype,
+                chunks=chunks,
+                spec=spec,
+            )
+        k = lazy_k(build.k, shape[:-2], chunks[:-2], cubed.from_array)
+        return importlib.import_module("cubed.core.ops").general_blockwise(
+            piece,
+            partial(_k_key, name=k.name, numblocks=k.numblocks),
+            k,
+            shapes=[shape],
+            dtypes=[dtype],
+            chunkss=[chunks],
+        )
 
 
 def _piece(
@@ -95,7 +122,7 @@ def _piece(
 def _k_key(out_key: Any, *, name: str, numblocks: tuple[int, ...]) -> Any:
     """The block of ``k`` (of ``numblocks``) an output block reads: the one
     at its batch coordinates, 0 along a dimension where ``k`` broadcasts."""
-    blockwise = _library("cubed.primitive.blockwise")
+    blockwise = importlib.import_module("cubed.primitive.blockwise")
     coords = out_key.coords[-2 - len(numblocks) : -2]
     coords = tuple(c if n > 1 else 0 for c, n in zip(coords, numblocks, strict=True))
     return blockwise.FunctionArgs(
@@ -105,7 +132,7 @@ def _k_key(out_key: Any, *, name: str, numblocks: tuple[int, ...]) -> Any:
 
 def _spec_of(build: Build) -> Any:
     """The Spec: ``x``'s, a cubed ``k``'s, or cubed's config's."""
-    cubed = _library("cubed")
+    cubed = importlib.import_module("cubed")
     if build.like is not None:
         spec = build.like.spec
         if isinstance(build.k, cubed.Array) and build.k.spec != spec:
@@ -114,44 +141,7 @@ def _spec_of(build: Build) -> Any:
         return spec
     if isinstance(build.k, cubed.Array):
         return build.k.spec
-    return _library("cubed.spec").spec_from_config(cubed.config)
-
-
-def eye(build: Build) -> Any:
-    """A lazy cubed array of the batched eye ``build`` asks for, chunked as
-    `_chunks_of` says.
-
-    Raises
-    ------
-    ValueError
-        ``chunks`` is not a regular chunking of the shape, or a cubed ``k``
-        has another Spec than ``x``.
-    """
-    cubed = _library("cubed")
-    shape = build.shape
-    dtype = np.dtype(build.dtype)
-    spec = _spec_of(build)
-    chunks = _chunks_of(build, spec, dtype)
-    if 0 in shape:
-        return cubed.zeros(shape, dtype=dtype, chunks=chunks, spec=spec)
-    sizes = tuple(dim[0] for dim in chunks)
-    piece = partial(_piece, sizes=sizes, shape=shape, dtype=dtype)
-    if not isinstance(build.k, cubed.Array):  # an int, or host values
-        return cubed.map_blocks(
-            partial(piece, build.k, whole_k=True),
-            dtype=dtype,
-            chunks=chunks,
-            spec=spec,
-        )
-    k = lazy_k(build.k, shape[:-2], chunks[:-2], cubed.from_array)
-    return _library("cubed.core.ops").general_blockwise(
-        piece,
-        partial(_k_key, name=k.name, numblocks=k.numblocks),
-        k,
-        shapes=[shape],
-        dtypes=[dtype],
-        chunkss=[chunks],
-    )
+    return importlib.import_module("cubed.spec").spec_from_config(cubed.config)
 
 
 def _task(spec: Any, piece: int, per_matrix_k: bool) -> tuple[int, int, int]:
@@ -160,7 +150,7 @@ def _task(spec: Any, piece: int, per_matrix_k: bool) -> tuple[int, int, int]:
     chunk read and written: more on cloud storage); and per matrix (or
     piece of one) of ``piece`` bytes, the larger of such an op on the eye
     and the eye itself (a virtual empty block read, or one int64 of ``k``)."""
-    copies = _library("cubed.primitive.memory").get_buffer_copies(spec)
+    copies = importlib.import_module("cubed.primitive.memory").get_buffer_copies(spec)
     read, write = copies.read + 1, copies.write + 1
     budget = max(0, int(spec.allowed_mem) - int(spec.reserved_mem) - _MARGIN)
     cost = piece * (read + write)
@@ -204,7 +194,7 @@ def _chunks_of(build: Build, spec: Any, dtype: np.dtype[Any]) -> Chunks:
     if chunks is None:
         chunks = "auto" if whole else 1
     matrix = shape[-2:] if whole else ("auto", "auto")
-    normalize = _library("cubed.utils").normalize_chunks
+    normalize = importlib.import_module("cubed.utils").normalize_chunks
     found = read(
         normalize, chunks, shape, dtype, matrix, bad, batch_only=False, limit=limit
     )

@@ -1,6 +1,7 @@
 """The CuPy backend: the library's rules (its devices, the dtypes it has,
 aligned outputs) and `eye`, which fills an output with the ElementwiseKernels
-whose CUDA source is ``kernels/eye.cuh`` (`kernel`), launch by launch as
+whose CUDA source is the repository's top-level ``kernels/eye.cuh``
+(shipped as ``eyelike/kernels``; `kernel`), launch by launch as
 ``planning.py`` plans (`fill`).
 
 CuPy is imported inside the functions only, so a NumPy-only install never

@@ -21,7 +21,7 @@ from .. import cupy as _cupy
 from .._base import Backend, Build, host_device, namespace_info
 from ..lazy import Chunks, block, lazy_k, on_host, read, refusal
 
-__all__ = ["DaskBackend", "eye"]
+__all__ = ["DaskBackend"]
 
 
 class DaskBackend(Backend):
@@ -63,7 +63,57 @@ class DaskBackend(Backend):
         return on_host(x.compute())
 
     def eye(self, build: Build) -> Any:
-        return eye(build)
+        """A lazy Dask array of the batched eye ``build`` asks for, chunked as
+        ``build.chunks`` says (any form ``dask.array`` takes, for the batch dims
+        or all; None: Dask's ``array.chunk-size``), or as ``like``'s batch, with
+        its chunk type.
+
+        Raises
+        ------
+        ValueError
+            ``chunks`` is not a chunking of the batch dims into whole matrices.
+        TypeError
+            CuPy chunks were asked for in a dtype CuPy lacks.
+        """
+        import dask.array as da
+        from dask.base import tokenize
+        from dask.layers import ArrayChunkShapeDep
+
+        shape, order = build.shape, build.order
+        dtype = np.dtype(build.dtype)
+        gpu = _on_gpu(build.like)
+        if gpu:
+            _cupy.check_dtype(dtype, " (the chunks' library)")
+            meta = _cupy.empty_meta(len(shape), dtype)
+        else:
+            meta = np.empty((0,) * len(shape), dtype=dtype)
+        nb = len(shape) - 2
+        bc = batch_chunks(build.chunks, shape, dtype, build.like)
+        out_chunks = (*bc, *((n,) for n in shape[-2:]))
+        index = tuple(range(len(shape)))
+        k, k_index = build.k, None
+        if not isinstance(k, int):
+            k = lazy_k(k, shape[:-2], bc, da.from_array)
+            k_index = index[nb - k.ndim : nb]
+        name = "eyelike-eye-" + tokenize(
+            shape, out_chunks, (k, k_index), dtype, gpu, order
+        )
+        return da.blockwise(
+            block,
+            index,
+            ArrayChunkShapeDep(out_chunks),
+            index,
+            k,
+            k_index,
+            name=name,
+            dtype=dtype,
+            meta=meta,
+            align_arrays=False,
+            concatenate=True,
+            out_dtype=dtype,
+            gpu=gpu,
+            order=order,
+        )
 
 
 def _on_gpu(like: Any) -> bool:
@@ -75,58 +125,6 @@ def _on_gpu(like: Any) -> bool:
     import dask
 
     return bool(dask.config.get("array.backend", "numpy") == "cupy")
-
-
-def eye(build: Build) -> Any:
-    """A lazy Dask array of the batched eye ``build`` asks for, chunked as
-    ``build.chunks`` says (any form ``dask.array`` takes, for the batch dims
-    or all; None: Dask's ``array.chunk-size``), or as ``like``'s batch, with
-    its chunk type.
-
-    Raises
-    ------
-    ValueError
-        ``chunks`` is not a chunking of the batch dims into whole matrices.
-    TypeError
-        CuPy chunks were asked for in a dtype CuPy lacks.
-    """
-    import dask.array as da
-    from dask.base import tokenize
-    from dask.layers import ArrayChunkShapeDep
-
-    shape, order = build.shape, build.order
-    dtype = np.dtype(build.dtype)
-    gpu = _on_gpu(build.like)
-    if gpu:
-        _cupy.check_dtype(dtype, " (the chunks' library)")
-        meta = _cupy.empty_meta(len(shape), dtype)
-    else:
-        meta = np.empty((0,) * len(shape), dtype=dtype)
-    nb = len(shape) - 2
-    bc = batch_chunks(build.chunks, shape, dtype, build.like)
-    out_chunks = (*bc, *((n,) for n in shape[-2:]))
-    index = tuple(range(len(shape)))
-    k, k_index = build.k, None
-    if not isinstance(k, int):
-        k = lazy_k(k, shape[:-2], bc, da.from_array)
-        k_index = index[nb - k.ndim : nb]
-    name = "eyelike-eye-" + tokenize(shape, out_chunks, (k, k_index), dtype, gpu, order)
-    return da.blockwise(
-        block,
-        index,
-        ArrayChunkShapeDep(out_chunks),
-        index,
-        k,
-        k_index,
-        name=name,
-        dtype=dtype,
-        meta=meta,
-        align_arrays=False,
-        concatenate=True,
-        out_dtype=dtype,
-        gpu=gpu,
-        order=order,
-    )
 
 
 def batch_chunks(

@@ -139,7 +139,7 @@ class JaxBackend(Backend):
             if size == 0:
                 k = None  # nothing to compute: zeros, no iotas (`_builder`)
             else:
-                check_index_fits(shape[-2], shape[-1], index, self._xp.iinfo(index).max)
+                check_index_fits(shape[-2], shape[-1], index, self._xp)
         # A host value, not jnp.asarray: jit moves it with the call, where an
         # eager conversion would be a computation of its own.
         offsets = np.asarray(k, dtype=index) if isinstance(k, (int, np.ndarray)) else k

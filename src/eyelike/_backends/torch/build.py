@@ -88,10 +88,7 @@ def scalar_k(
         # In place: a large matrix is not worth a template, nor a large
         # batch on CUDA (on an H200, 256 MiB of 64x64 float32, zeros and a
         # diagonal fill took 0.76 of eye + expand + clone's time).
-        if out is None:
-            out = torch.zeros(shape, dtype=dtype, device=device)
-        else:
-            out.zero_()
+        out = _zeroed(torch, shape, dtype, device, out)
         if -n_rows < k < n_cols:
             out.diagonal(k, -2, -1).fill_(1)
         return out
@@ -117,6 +114,13 @@ def scalar_k(
         return out.copy_(matrix)  # broadcast over the batch: one pass
     # (The sizes one by one: a torch.Size or tuple costs torch ~2 us more.)
     return matrix.expand(*shape).clone() if batch else matrix
+
+
+def _zeroed(torch: Any, shape: Any, dtype: Any, device: Any, out: Any) -> Any:
+    """``out`` zeroed in place, or a fresh tensor of zeros."""
+    return (
+        torch.zeros(shape, dtype=dtype, device=device) if out is None else out.zero_()
+    )
 
 
 def _on_cuda(torch: Any, device: Any, out: Any) -> bool:
@@ -152,10 +156,7 @@ def per_matrix(
         or (out is not None and not out.is_contiguous())
     ):
         return mask(torch, shape, k, dtype, device, out, write=small and out is None)
-    if out is None:
-        out = torch.zeros(shape, dtype=dtype, device=device)
-    else:
-        out.zero_()
+    out = _zeroed(torch, shape, dtype, device, out)
     # Clamped in int64: a column r + k within int64, and a row's one in it.
     k = clamp(torch, k, n_rows, n_cols).expand(shape[:-2]).reshape(-1, 1)
     flat, rows = out.view(-1), torch.arange(n_rows, device=device)

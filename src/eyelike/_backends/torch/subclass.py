@@ -9,7 +9,7 @@ import math
 import sys
 from typing import Any
 
-from ..._validate.offsets import shifted
+from ..._validate.offsets import along_batch, shifted
 from .._base import Build
 from .build import general
 
@@ -104,7 +104,8 @@ def _dtensor(torch: Any, request: Build, target: Any, name: str) -> Any:
         if hasattr(k, "full_tensor"):  # a DTensor k: a batch's worth of values
             k = k.full_tensor()
         window = [slice(o, o + n) for o, n in zip(offset[:-2], shape[:-2], strict=True)]
-        k = torch.as_tensor(k).expand(request.shape[:-2])[tuple(window)]
+        k = torch.as_tensor(k)
+        k = k[along_batch(k.shape, request.shape[:-2], window, lambda n: slice(None))]
     k = shifted(k, offset[-2] - offset[-1], shape[-2], shape[-1])
     if out is not None:
         # (Without grad: an out that requires grad was refused unless grad
