@@ -132,7 +132,8 @@ def _offsets(
             f"{owner.name}{where}"
         )
         raise TypeError(msg)
-    _k.refuse_dtype(k, bool(backend._xp.isdtype(k.dtype, "integral")))
+    integral = backend._xp.isdtype(k.dtype, "integral")  # pyright: ignore[reportAttributeAccessIssue]
+    _k.refuse_dtype(k, bool(integral))
     _k.check_broadcast(backend.shape_of(k, "k"), batch)
     return backend._clamp(k, n_rows, n_cols, device)
 

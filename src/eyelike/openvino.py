@@ -55,7 +55,7 @@ __all__ = ["eye"]
 # another library's array subclass is typed as itself (the result is the
 # library's base array type). The output type's dtype is not typed.
 @overload
-def eye(
+def eye(  # pyright: ignore[reportOverlappingOverload]
     num_rows: _Int | npt.NDArray[Any],
     num_columns: _Int | npt.NDArray[Any],
     diagonal_index: _Int | npt.NDArray[Any],
@@ -67,7 +67,7 @@ def eye(
 # its result, unlike any other, tells pyright that the call's is unknown,
 # as mypy finds; else pyright takes the first, a NumPy array.)
 @overload
-def eye(
+def eye(  # pyright: ignore[reportOverlappingOverload]
     num_rows: _Int | NoArray,
     num_columns: _Int | NoArray,
     diagonal_index: _Int | NoArray,

@@ -200,6 +200,39 @@ def test_the_user_files_pass_pyright_strict_with_torch_jax_and_cupy(
     assert revealed["eyelike.eye(3, xp=cupy)"] == "Unknown"
 
 
+@pytest.mark.slow
+def test_the_package_passes_pyright_with_torch_jax_and_cupy(tmp_path: Path) -> None:
+    """eyelike's own code, by pyright's standard rules, with the libraries
+    it drives installed (the lint session's mypy --strict has none of
+    them): no error. Each ``# pyright: ignore`` names its rule and says why
+    (a ``type(k) is int`` test, which torch.compile guards more cheaply
+    than isinstance, is one type checkers do not narrow by)."""
+    for name in ("torch", "jax", "cupy"):
+        if importlib.util.find_spec(name) is None:
+            pytest.skip(f"{name} is not installed (the newest pinned set has it)")
+    if importlib.util.find_spec("pyright") is None:
+        if os.environ.get("CI"):
+            pytest.fail(NO_PYRIGHT)
+        pytest.skip(NO_PYRIGHT)
+    config = tmp_path / "pyrightconfig.json"
+    config.write_text(json.dumps({"typeCheckingMode": "standard"}), encoding="utf-8")
+    env = {k: v for k, v in os.environ.items() if not k.startswith("PYRIGHT_PYTHON")}
+    env["PYRIGHT_PYTHON_IGNORE_WARNINGS"] = "1"
+    command = [sys.executable, "-m", "pyright", "--outputjson", "-p", str(config)]
+    command += ["--pythonpath", sys.executable, str(SRC / "eyelike")]
+    result = subprocess.run(
+        command, capture_output=True, text=True, env=env, cwd=tmp_path, check=False
+    )
+    report = json.loads(result.stdout)
+    assert report["summary"]["filesAnalyzed"] >= 30, result.stdout
+    errors = [
+        f"{Path(d['file']).name}:{d['range']['start']['line'] + 1}: {d['message']}"
+        for d in report["generalDiagnostics"]
+        if d["severity"] == "error"
+    ]
+    assert not errors, "\n".join(errors)
+
+
 def _numpy_only(tmp_path: Path) -> str:
     """A Python environment with NumPy and array-api-compat (eyelike's own
     dependencies) and nothing else installed: its interpreter."""

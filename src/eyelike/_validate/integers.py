@@ -93,11 +93,12 @@ def index_or_none(value: Any) -> int | None:
     if type(value).__name__ == "FakeTensor":
         # A tensor torch.export(strict=False) or a FakeTensorMode traces: its
         # symbolic value (``__index__`` would ask for the example's).
-        dt = value.dtype
-        if dt.is_floating_point or dt.is_complex or value.numel() != 1:
+        fake: Any = value  # (no NumPy integer, which type checkers narrowed to)
+        dt = fake.dtype
+        if dt.is_floating_point or dt.is_complex or fake.numel() != 1:
             return None
         try:
-            return value.reshape(()).tolist()  # type: ignore[no-any-return]
+            return fake.reshape(()).tolist()  # type: ignore[no-any-return]
         except RuntimeError:  # a FakeTensorMode's, holding no value
             return None
     try:
@@ -206,11 +207,12 @@ def dimension(value: Any, name: str) -> int:
 
 def batch_shape(value: Any, name: str = "batch_shape") -> tuple[int, ...]:
     """``batch_shape`` as a tuple of counts (an int, sequence or 1-D array)."""
-    if type(value) is tuple and len(value) <= MAX_BATCH_DIMS:
+    cls = type(value)  # (``type(value) is``, which type checkers narrow by)
+    if cls is tuple and len(value) <= MAX_BATCH_DIMS:
         # The common spellings cost one pass: no conversion, no messages.
         if not value or all(type(v) is int and 0 <= v <= INT64_MAX for v in value):
-            return value
-    elif type(value) is int and 0 <= value <= INT64_MAX:
+            return value  # type: ignore[no-any-return]
+    elif cls is int and 0 <= value <= INT64_MAX:
         return (value,)
     if is_symbolic(value):  # one batch dimension, known when the program runs
         return (value,)

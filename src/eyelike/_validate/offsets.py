@@ -166,9 +166,7 @@ def numpy_clip(
 _CHEAP_TO_WALK = 1 << 20
 
 
-def _sequence(
-    k: Sequence[Any], batch: tuple[int, ...], lo: int, hi: int
-) -> np.ndarray[Any, Any]:
+def _sequence(k: Any, batch: tuple[int, ...], lo: int, hi: int) -> np.ndarray[Any, Any]:
     """A (nested) sequence of integers as an int64 array clamped into
     ``[lo, hi]``, read in Python (``np.asarray`` would take bools as ints,
     and ints past int64 as floats; torch.compile traces no object arrays):

@@ -122,7 +122,7 @@ def _on_gpu(like: Any) -> bool:
     if like is not None:
         meta = getattr(like, "_meta", None)
         return type(meta).__module__.partition(".")[0] == "cupy"
-    import dask
+    import dask.config
 
     return bool(dask.config.get("array.backend", "numpy") == "cupy")
 

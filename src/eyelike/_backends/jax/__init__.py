@@ -67,7 +67,7 @@ class JaxBackend(Backend):
         return device
 
     def device_of(self, x: Any) -> Any:
-        import jax
+        import jax.core
 
         if isinstance(x, jax.core.Tracer):
             return None  # inside jit or vmap: placement is the caller's
@@ -96,7 +96,7 @@ class JaxBackend(Backend):
     def _clamp(self, k: Any, n_rows: int, n_cols: int, device: Any) -> Any:
         # Moved now; clamped in the build's one computation (`_builder`):
         # eagerly, each jnp call is ~10 us.
-        import jax
+        import jax.core
 
         if device is None or isinstance(k, jax.core.Tracer):
             return k  # no placement asked, or inside jit or vmap: the caller's
@@ -187,7 +187,7 @@ def _traced_only() -> bool:
     try:
         from jax._src.core import trace_state_clean
     except ImportError:  # a JAX without it: a value made now tells
-        import jax
+        import jax.core
 
         return isinstance(jax.numpy.zeros(()), jax.core.Tracer)
     return not trace_state_clean()
@@ -275,7 +275,7 @@ def _aval_sharding(like: Any) -> Any:
     without shardings in its types)."""
     if like is None:  # (the common call: no import)
         return None
-    import jax
+    import jax.core
 
     typeof = getattr(jax, "typeof", None)
     if typeof is None or not isinstance(like, jax.core.Tracer):

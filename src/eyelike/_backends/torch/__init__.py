@@ -89,8 +89,8 @@ class TorchBackend(Backend):
     namespaces = ("torch", "array_api_compat.torch")
     takes = frozenset({"out"})
 
-    @property
-    def _xp(self) -> Any:
+    @property  # (not cached: rule 1)
+    def _xp(self) -> Any:  # pyright: ignore[reportIncompatibleVariableOverride]
         # No state (guard rule 1), and an import statement: first imported
         # while tracing, a sys.modules miss is a guard that fails at once.
         import array_api_compat.torch as compat
@@ -260,7 +260,7 @@ class TorchBackend(Backend):
                 raise ValueError(msg)
             # A torch.func transform that differentiates refuses any write
             # into an out made outside it (vmap writes an unbatched value).
-            functorch = torch._C._functorch
+            functorch = torch._C._functorch  # pyright: ignore[reportAttributeAccessIssue]
             if functorch.maybe_current_level() is not None and any(
                 str(interpreter.key()).rsplit(".", 1)[-1] in ("Grad", "Jvp")
                 and interpreter.level() > functorch.maybe_get_level(out)
@@ -377,7 +377,7 @@ class TorchBackend(Backend):
             if not one_k:
                 made = per_matrix(torch, shape, k, dtype, device, None)
                 return made if made.is_cpu else None
-            made = scalar_k(torch, shape, k, dtype, device, None)
+            made = scalar_k(torch, shape, k, dtype, device, None)  # pyright: ignore[reportArgumentType]
         except _REFUSALS:
             return None  # the general path says why, in this package's words
         if like is not None or device is None or made.is_cpu or made.is_meta:

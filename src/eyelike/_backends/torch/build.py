@@ -45,7 +45,7 @@ def general(
     elif not (
         torch.compiler.is_compiling()
         or type(k) is not torch.Tensor
-        or k.is_meta
+        or k.is_meta  # pyright: ignore[reportAttributeAccessIssue]
         or torch._C._functorch.is_functorch_wrapped_tensor(k)
         # (A vmapped out: put_ has no batching rule, and warns so.)
         or (out is not None and torch._C._functorch.is_functorch_wrapped_tensor(out))
@@ -78,7 +78,7 @@ def scalar_k(
     defaults)."""
     # Not sliced: slicing a torch.Size costs ~0.2 us, indexing a third.
     batch = len(shape) > 2
-    n_rows, n_cols = (shape[-2], shape[-1]) if batch else shape
+    n_rows, n_cols = (shape[-2], shape[-1]) if batch else shape  # pyright: ignore[reportAssignmentType]
     if batch and (
         n_rows * n_cols > _SMALL_MATRIX
         or (
@@ -201,9 +201,9 @@ def mask(
     cols = rows if write and n_rows == n_cols else torch.arange(n_cols, device=device)
     if type(k) is not int:
         k = k.view(*k.shape, 1, 1)
-    if write:
-        if k.shape[:-2] != shape[:-2]:  # (torch.eq would resize a larger out)
-            k = k.expand(*shape[:-2], 1, 1)
+    if write:  # (a tensor k: `type(k) is int`, which type checkers narrow by, is not)
+        if k.shape[:-2] != shape[:-2]:  # pyright: ignore[reportAttributeAccessIssue]
+            k = k.expand(*shape[:-2], 1, 1)  # pyright: ignore[reportAttributeAccessIssue]
         made = torch.empty(shape, dtype=dtype, device=device)
         # (unsqueeze: indexing cost ~0.5 us more, 4% of a small per-matrix call)
         return torch.eq(cols - rows.unsqueeze(1), k, out=made)
