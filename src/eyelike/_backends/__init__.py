@@ -137,10 +137,9 @@ def backend_of_array(x: Any, name: str = "x") -> Backend:
     ):
         raise TypeError(msg)
     try:
-        xp = array_namespace(x)
-    except TypeError:  # one that only looks like an array (torch.fx's Proxy)
-        raise TypeError(msg) from None
-    backend = backend_of_namespace(xp)
+        backend = backend_of_namespace(array_namespace(x))
+    except TypeError:  # one that only looks like an array (torch.fx's Proxy:
+        raise TypeError(msg) from None  # no namespace, or a Proxy as one)
     if len(_BY_ARRAY_TYPE) < _BY_ARRAY_TYPE_LIMIT:
         _BY_ARRAY_TYPE[cls] = backend
     return backend
