@@ -79,9 +79,9 @@ def build(
     if nbytes == 0:
         backend._check_empty(shape, itemsize, device)
     elif nbytes is not None:
-        if not isinstance(k, int):  # (a mask beside it: `Backend._scratch`)
-            matrix = shape[-2] * shape[-1]
-            nbytes += (nbytes // itemsize + 8 * matrix) * backend._scratch
+        if not isinstance(k, int) and backend._masks(shape, dtype, out):
+            # The mask beside it: a bool an element, and a matrix of int64.
+            nbytes += nbytes // itemsize + 8 * shape[-2] * shape[-1]
         if nbytes > _size.physical_memory():
             # Judged where it is allocated (`Backend._held_bytes`).
             of = like if out is None else out

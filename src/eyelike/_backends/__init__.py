@@ -112,6 +112,10 @@ def _not_a_namespace(xp: Any) -> TypeError:
     )
 
 
+def _not_an_array(x: Any, name: str) -> TypeError:
+    return TypeError(f"{name} must be an array; got {type(x).__name__} {show(x)}")
+
+
 def same_library(one: Backend, other: Backend) -> bool:
     """Whether two backends are of one namespace: the same library's, or the
     generic path's of one module (two may be made for it, by two threads)."""
@@ -129,17 +133,16 @@ def backend_of_array(x: Any, name: str = "x") -> Backend:
     found = _BY_ARRAY_TYPE.get(cls)
     if found is not None:
         return found
-    msg = f"{name} must be an array; got {cls.__name__} {show(x)}"
     if (
         isinstance(x, (type, ModuleType))
         or not is_array_api_obj(x)
         or isinstance(x, np.generic)
     ):
-        raise TypeError(msg)
+        raise _not_an_array(x, name)
     try:
         backend = backend_of_namespace(array_namespace(x))
     except TypeError:  # one that only looks like an array (torch.fx's Proxy:
-        raise TypeError(msg) from None  # no namespace, or a Proxy as one)
+        raise _not_an_array(x, name) from None  # no namespace, or a Proxy as one)
     if len(_BY_ARRAY_TYPE) < _BY_ARRAY_TYPE_LIMIT:
         _BY_ARRAY_TYPE[cls] = backend
     return backend

@@ -94,10 +94,10 @@ class Backend:
     """Ends the error for a standard dtype the device lacks (`dtype`)."""
     _host_memory: ClassVar[bool] = False
     """Its outputs live in main memory, whatever the device (`_held_bytes`)."""
-    _scratch: ClassVar[int] = 1
-    """1 where its build of a per-matrix ``k`` holds a mask beside the output
-    (a bool an element, and one matrix of int64 index differences: the
-    reference build's), else 0."""
+    _scratch: ClassVar[bool] = True
+    """Whether its build of a per-matrix ``k`` holds the mask beside the
+    output (a bool an element, and one matrix of int64 index differences:
+    the reference build's), unless it says otherwise per call (`_masks`)."""
     _short_out: ClassVar[bool] = False
     """`short_eye` may take a call with an ``out`` (offered one only then)."""
 
@@ -254,6 +254,11 @@ class Backend:
     def _check_unnested(self, shape: tuple[int, ...], strides: tuple[int, ...]) -> None:
         """Refuse an ``out`` whose strides do not nest where its elements
         cannot be compared one by one here, saying why (by default they can)."""
+
+    def _masks(self, shape: tuple[int, ...], dtype: Any, out: Any) -> bool:
+        """Whether its build of a per-matrix ``k`` holds the mask beside an
+        output of ``shape`` and ``dtype`` (``out``, or None): `_scratch`."""
+        return self._scratch
 
     def _same_device(self, have: Any, want: Any) -> bool:
         """Whether device ``have`` (an ``out``'s, or one a caller passed) is

@@ -53,7 +53,7 @@ class NumPyBackend(Backend):
     takes = frozenset({"out", "order"})
     _numpy_dtypes = True
     _host_memory = True
-    _scratch = 0  # per-matrix k: written in place, by blocks of indices or rows
+    _scratch = False  # per-matrix k: written in place, by blocks of indices or rows
     _short_out = True
 
     def device(self, device: Any) -> Any:

@@ -41,7 +41,7 @@ class CubedBackend(Backend):
     namespaces = ("cubed", "cubed.array_api")
     takes = frozenset({"chunks"})
     _numpy_dtypes = True
-    _scratch = 0  # nothing is made until computed, task by task
+    _scratch = False  # nothing is made until computed, task by task
 
     def device(self, device: Any) -> Any:
         # cubed has one device, its chunks' host ("cpu"), and ignores the

@@ -54,7 +54,7 @@ class CuPyBackend(Backend):
     namespaces = ("cupy", "array_api_compat.cupy")
     takes = frozenset({"out", "order"})
     _standard = "array_api_compat.cupy"
-    _scratch = 0  # the kernels write the output, and nothing else
+    _scratch = False  # the kernels write the output, and nothing else
 
     def device(self, device: Any) -> Any:
         if (isinstance(device, int) and not isinstance(device, bool)) or hasattr(

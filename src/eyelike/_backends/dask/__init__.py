@@ -32,7 +32,7 @@ class DaskBackend(Backend):
     takes = frozenset({"chunks", "order"})
     _standard = "array_api_compat.dask.array"
     _numpy_dtypes = True
-    _scratch = 0  # nothing is made until computed, chunk by chunk
+    _scratch = False  # nothing is made until computed, chunk by chunk
 
     def device(self, device: Any) -> Any:
         # Its chunks' host, or array-api-compat's name for the device of a

@@ -42,7 +42,7 @@ class JaxBackend(Backend):
     namespaces = ("jax.numpy", "jax.experimental.array_api")
     takes = frozenset()
     _dtype_hint = " (64-bit types need jax.config.update('jax_enable_x64', True))"
-    _scratch = 0  # one fused computation: the output is all it writes
+    _scratch = False  # one fused computation: the output is all it writes
 
     def device(self, device: Any) -> Any:
         import jax

@@ -33,9 +33,9 @@ from ..._validate.dtypes import DTypeError
 from ..._validate.gate import admit, admit_offsets, admit_traced
 from ..._validate.text import no_usable_device, past_count, show
 from .._base import Backend, Build, Shape
-from .build import clamp, general, mask, per_matrix, scalar_k
+from .build import clamp, general, mask, per_matrix, scalar_k, takes_mask
 from .subclass import build as _subclass_build
-from .subclass import builds_plain, held_bytes
+from .subclass import builds_plain, held_bytes, is_tensor_type
 
 __all__ = ["TORCH", "TorchBackend", "is_tensor_type"]
 
@@ -44,17 +44,6 @@ _NDARRAY = np.ndarray
 # errors, a build without the device type, a dtype the device lacks (MPS's
 # float64), no module for it.
 _REFUSALS = (RuntimeError, AssertionError, TypeError, ImportError)
-
-
-def is_tensor_type(array_type: type) -> bool:
-    """Whether ``array_type`` is ``torch.Tensor`` or a subclass (nn.Parameter
-    ...), by name (guard rule 2): torch need not be imported to ask."""
-    if array_type.__name__ == "Tensor" and array_type.__module__ == "torch":
-        return True  # torch.Tensor itself: no loop to trace
-    for c in array_type.__mro__[1:]:
-        if c.__name__ == "Tensor" and c.__module__ == "torch":
-            return True
-    return False
 
 
 def plain_dtype(torch: Any, dtype: Any) -> bool:
@@ -144,6 +133,12 @@ class TorchBackend(Backend):
             msg = f"{name} is an uninitialized parameter or buffer: no shape yet"
             raise ValueError(msg) from None
 
+    def _short_shape(self, x: Any) -> Shape | None:
+        try:
+            return None if x.is_nested else x.shape
+        except RuntimeError:  # a lazy module's uninitialized parameter's
+            return None
+
     def device_of(self, x: Any) -> Any:
         return x.device
 
@@ -204,6 +199,12 @@ class TorchBackend(Backend):
         # While Dynamo traces, a symbolic size reads as an int, and inductor
         # wraps traced ints past int32 (a list's): int32's range, then.
         return -(2**31 - 1), 2**31 - 1
+
+    def _masks(self, shape: tuple[int, ...], dtype: Any, out: Any) -> bool:
+        # Not eagerly where the build writes by index (~40 MiB at a time).
+        import torch  # (one guard: rule 3)
+
+        return torch.compiler.is_compiling() or takes_mask(torch, shape, dtype, out)
 
     def _same_device(self, have: Any, want: Any) -> bool:
         # torch.device("cuda") means the current CUDA device.
@@ -304,12 +305,6 @@ class TorchBackend(Backend):
         except TypeError:  # bfloat16 and float8, which NumPy lacks
             return np.asarray(x.to(self._torch.float32).numpy())
 
-    def _short_shape(self, x: Any) -> Shape | None:
-        try:
-            return None if x.is_nested else x.shape
-        except RuntimeError:  # a lazy module's uninitialized parameter's
-            return None
-
     def short_eye(
         self, shape: Shape, k: Any, dtype: Any, like: Any, device: Any, out: Any
     ) -> Any:
@@ -352,10 +347,13 @@ class TorchBackend(Backend):
             # By the device rule (eagerly, its answer for a name read at
             # once), but an eager torch.device, checked on what is made
             # (``device.type`` costs 0.2 us), and a CPU or meta one traced.
-            try:
-                device = self.device(device)
-            except ValueError:
-                return None
+            named = None if traced or type(device) is not str else _NAMED.get(device)
+            if named is None:
+                try:
+                    named = self.device(device)
+                except ValueError:
+                    return None
+            device = named
         if not one_k:
             # A per-matrix k: a plain CPU tensor of a signed integer type,
             # for a CPU result (a result elsewhere is the general path's).

@@ -143,18 +143,8 @@ def per_matrix(
     zero within itself). Else the mask (a small fresh output: written by
     its comparison)."""
     n_rows, n_cols = shape[-2], shape[-1]
-    small = math.prod(shape) <= _MASK_ELEMENTS
-    if (
-        small
-        or n_cols < _PUT_COLUMNS
-        # (torch's CPU kernels have no put_ for uint16-64 or float8: it
-        # would fail once out is zeroed.)
-        or not _puts(torch, dtype)
-        # (Nor under use_deterministic_algorithms: put_ has no deterministic
-        # kernel, and would fail once out is zeroed.)
-        or torch.are_deterministic_algorithms_enabled()
-        or (out is not None and not out.is_contiguous())
-    ):
+    if takes_mask(torch, shape, dtype, out):
+        small = math.prod(shape) <= _MASK_ELEMENTS
         return mask(torch, shape, k, dtype, device, out, write=small and out is None)
     out = _zeroed(torch, shape, dtype, device, out)
     # Clamped in int64: a column r + k within int64, and a row's one in it.
@@ -170,6 +160,20 @@ def per_matrix(
         ).view(cols.shape)
         flat.put_(where.mul_(n_cols).add_(inside), (inside == cols).to(dtype))
     return out
+
+
+def takes_mask(torch: Any, shape: tuple[int, ...], dtype: Any, out: Any) -> bool:
+    """Whether `per_matrix` builds the mask, which holds a bool an element
+    beside the output, rather than writing the ones by index."""
+    return (
+        math.prod(shape) <= _MASK_ELEMENTS
+        or shape[-1] < _PUT_COLUMNS
+        # (put_ lacks uint16-64 and float8 on torch's CPU, and has no
+        # deterministic kernel: it would fail once out is zeroed.)
+        or not _puts(torch, dtype)
+        or torch.are_deterministic_algorithms_enabled()
+        or (out is not None and not out.is_contiguous())
+    )
 
 
 def _puts(torch: Any, dtype: Any) -> bool:

@@ -1,7 +1,8 @@
 """torch's tensor subclasses (the class of ``eye_like``'s ``x`` or of
-``out``), built as torch's own ``zeros_like`` and in-place writes treat
-them: as torch.Tensor (`builds_plain`), a DTensor shard by shard
-(`_dtensor`), any other as the plain eye copied into it (`build`)."""
+``out``): told by name (`is_tensor_type`), and built as torch's own
+``zeros_like`` and in-place writes treat them: as torch.Tensor
+(`builds_plain`), a DTensor shard by shard (`_dtensor`), any other as the
+plain eye copied into it (`build`)."""
 
 from __future__ import annotations
 
@@ -13,7 +14,18 @@ from ..._validate.offsets import along_batch, shifted
 from .._base import Build
 from .build import general
 
-__all__ = ["build", "builds_plain", "held_bytes"]
+__all__ = ["build", "builds_plain", "held_bytes", "is_tensor_type"]
+
+
+def is_tensor_type(array_type: type) -> bool:
+    """Whether ``array_type`` is ``torch.Tensor`` or a subclass (nn.Parameter
+    ...), by name (guard rule 2): torch need not be imported to ask."""
+    if array_type.__name__ == "Tensor" and array_type.__module__ == "torch":
+        return True  # torch.Tensor itself: no loop to trace
+    for c in array_type.__mro__[1:]:
+        if c.__name__ == "Tensor" and c.__module__ == "torch":
+            return True
+    return False
 
 
 def builds_plain(torch: Any, cls: type) -> bool:
